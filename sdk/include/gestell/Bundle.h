@@ -1,0 +1,103 @@
+//===- gestell/Bundle.h - Kernels found on disk and their artifacts -------===//
+//
+// A bundle is whatever the user pointed at: a Triton cache directory
+// (<hash>/ folders with __grp__<name>.json), a TRITON_DUMP_DIR, a plain folder
+// of <name>.<stage> files, or single files. Discovery turns it into Kernels:
+// one Kernel is a folder plus a kernel name, with the path of every stage that
+// is present and a record of what is missing. Nothing is parsed here beyond
+// the small metadata .json.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_BUNDLE_H
+#define GESTELL_BUNDLE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gestell {
+
+/// The artifacts Triton (and our corpus tools) leave per kernel.
+enum class Stage : uint8_t {
+  Source,    ///< <name>.source (Python-level source as Triton saw it)
+  TTIR,      ///< <name>.ttir
+  TTGIR,     ///< <name>.ttgir
+  LLIR,      ///< <name>.llir
+  PTX,       ///< <name>.ptx
+  Cubin,     ///< <name>.cubin
+  Metadata,  ///< <name>.json
+  SASS,      ///< <name>.sass (nvdisasm or cuobjdump format, told by content)
+  SASSAlt,   ///< <name>.cuobjdump.sass (second SASS rendering, if any)
+  ResUsage,  ///< <name>.res-usage.txt (cuobjdump -res-usage)
+};
+inline constexpr unsigned NumStages = 10;
+
+/// Short lowercase name used on the command line, in JSON and in SARIF:
+/// source, ttir, ttgir, llir, ptx, cubin, json, sass, sass-alt, res-usage.
+llvm::StringRef stageName(Stage S);
+std::optional<Stage> stageFromName(llvm::StringRef Name);
+/// File suffix of a stage, with the leading dot (".cuobjdump.sass", ...).
+llvm::StringRef stageSuffix(Stage S);
+
+/// The fields of Triton's <name>.json that the analyzer uses. Absent keys
+/// stay empty / nullopt; the raw file is not kept.
+struct KernelMetadata {
+  std::string Name;
+  std::string Hash;          ///< hex, as Triton writes it (not the folder name)
+  std::string Target;        ///< spelled like Triton: "cuda:100"
+  std::string Arch;          ///< "sm100" (from "arch" when present)
+  std::optional<int64_t> NumWarps, NumCtas, NumStages, WarpSize;
+  std::optional<int64_t> Shared;   ///< dynamic shared memory, bytes
+  std::optional<int64_t> TmemSize; ///< TMEM columns
+  std::optional<int64_t> MaxNReg;
+  std::string TritonVersion;
+};
+
+/// One kernel: a folder plus a name, with the stages found beside it.
+struct Kernel {
+  std::string Name; ///< kernel (file stem) name, e.g. "attn_fwd"
+  std::string Dir;  ///< folder holding the files (as given, made absolute)
+  std::array<std::string, NumStages> Paths; ///< "" where the stage is absent
+  std::optional<KernelMetadata> Meta;       ///< parsed <name>.json, if usable
+  /// Problems found while discovering (unreadable metadata, ...). They are
+  /// reported, never fatal.
+  std::vector<std::string> Notes;
+
+  bool has(Stage S) const { return !Paths[static_cast<unsigned>(S)].empty(); }
+  llvm::StringRef path(Stage S) const {
+    return Paths[static_cast<unsigned>(S)];
+  }
+  /// Stages with a file present, in Stage order, by name.
+  std::vector<llvm::StringRef> presentStages() const;
+  /// Target from the metadata ("cuda:100"), or "" if unknown.
+  llvm::StringRef target() const;
+};
+
+/// A problem with an input path itself (does not exist, symlink loop, ...).
+struct DiscoveryProblem {
+  std::string Path;
+  std::string Message;
+};
+
+struct Discovery {
+  std::vector<Kernel> Kernels; ///< sorted by (Dir, Name): deterministic
+  std::vector<DiscoveryProblem> Problems;
+};
+
+/// Finds kernels under each path (a file or a folder, searched recursively;
+/// symlinks followed once, loops detected). Never fails as a whole: a path
+/// that cannot be read becomes a DiscoveryProblem.
+Discovery discoverKernels(llvm::ArrayRef<std::string> Paths);
+
+/// Parses a Triton metadata .json file. Exposed for tests.
+llvm::Expected<KernelMetadata> readKernelMetadata(llvm::StringRef Path);
+
+} // namespace gestell
+
+#endif

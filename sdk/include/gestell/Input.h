@@ -1,0 +1,41 @@
+//===- gestell/Input.h - Reading artifact files safely --------------------===//
+//
+// One way to open an artifact: memory-mapped, read-only, with the checks that
+// keep hostile input from reaching a parser (not a regular file, unreadable,
+// too large, binary where text is expected).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_INPUT_H
+#define GESTELL_INPUT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace gestell {
+
+/// Largest artifact we agree to read (a real .llir of a big kernel is tens of
+/// MB; anything past this is not a compiler artifact).
+inline constexpr uint64_t MaxArtifactBytes = 1ull << 30;
+
+enum class Content { Text, Binary };
+
+/// Opens Path read-only (memory-mapped when large). For Content::Text the
+/// file must not hold NUL bytes in its first 64 KiB: that is a binary file
+/// where text was expected, reported with the offending line.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+openArtifact(llvm::StringRef Path, Content Kind);
+
+/// 1-based line and column of Offset in Buffer (columns count bytes).
+struct LineCol {
+  unsigned Line = 0;
+  unsigned Column = 0;
+};
+LineCol lineColOf(llvm::StringRef Buffer, size_t Offset);
+
+} // namespace gestell
+
+#endif

@@ -1,0 +1,304 @@
+//===- Bundle.cpp - Finding kernels in caches, dump dirs and folders ------===//
+#include "gestell/Bundle.h"
+#include "gestell/Error.h"
+#include "gestell/Input.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace gestell {
+
+namespace {
+struct StageInfo {
+  Stage S;
+  StringRef Name;
+  StringRef Suffix;
+};
+// Longest suffixes first so "x.cuobjdump.sass" is not taken for "x.cuobjdump".
+constexpr StageInfo StageTable[] = {
+    {Stage::SASSAlt, "sass-alt", ".cuobjdump.sass"},
+    {Stage::ResUsage, "res-usage", ".res-usage.txt"},
+    {Stage::Source, "source", ".source"},
+    {Stage::TTGIR, "ttgir", ".ttgir"},
+    {Stage::Cubin, "cubin", ".cubin"},
+    {Stage::TTIR, "ttir", ".ttir"},
+    {Stage::LLIR, "llir", ".llir"},
+    {Stage::SASS, "sass", ".sass"},
+    {Stage::Metadata, "json", ".json"},
+    {Stage::PTX, "ptx", ".ptx"},
+};
+
+const StageInfo &info(Stage S) {
+  for (const StageInfo &I : StageTable)
+    if (I.S == S)
+      return I;
+  llvm_unreachable("stage missing from StageTable");
+}
+
+/// Splits a file name into (stem, stage) when it is an artifact we know.
+std::optional<std::pair<StringRef, Stage>> classify(StringRef FileName) {
+  for (const StageInfo &I : StageTable)
+    if (FileName.size() > I.Suffix.size() && FileName.ends_with(I.Suffix))
+      return std::make_pair(FileName.drop_back(I.Suffix.size()), I.S);
+  return std::nullopt;
+}
+
+constexpr StringRef GroupPrefix = "__grp__";
+constexpr unsigned MaxDepth = 32;
+
+/// "GPUTarget(backend='cuda', arch=100, warp_size=32)" -> "cuda:100".
+std::string targetFromRepr(StringRef Repr) {
+  auto Field = [&](StringRef Key) -> StringRef {
+    size_t P = Repr.find(Key);
+    if (P == StringRef::npos)
+      return {};
+    StringRef Rest = Repr.drop_front(P + Key.size()).ltrim(" ='\"");
+    return Rest.take_until([](char C) { return C == '\'' || C == '"' ||
+                                               C == ',' || C == ')'; });
+  };
+  StringRef Backend = Field("backend"), Arch = Field("arch");
+  if (Backend.empty() || Arch.empty())
+    return {};
+  return (Backend + ":" + Arch).str();
+}
+
+class Walker {
+public:
+  Discovery Result;
+
+  void addPath(StringRef Given) {
+    SmallString<256> Abs(Given);
+    sys::fs::make_absolute(Abs);
+    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    sys::fs::file_status St;
+    if (std::error_code EC = sys::fs::status(Abs, St)) {
+      Result.Problems.push_back({Given.str(), "cannot read: " + EC.message()});
+      return;
+    }
+    if (St.type() == sys::fs::file_type::directory_file) {
+      walkDir(Abs, 0);
+      return;
+    }
+    addSingleFile(Given, Abs);
+  }
+
+  void finish() {
+    for (auto &[Key, K] : Kernels) {
+      if (K.has(Stage::Metadata)) {
+        Expected<KernelMetadata> M = readKernelMetadata(K.path(Stage::Metadata));
+        if (M)
+          K.Meta = std::move(*M);
+        else
+          K.Notes.push_back(toString(M.takeError()));
+      }
+      Result.Kernels.push_back(std::move(K));
+    }
+    // std::map iteration is already (Dir, Name) order.
+  }
+
+private:
+  std::map<std::pair<std::string, std::string>, Kernel> Kernels;
+  std::set<sys::fs::UniqueID> Visited;
+
+  Kernel &kernel(StringRef Dir, StringRef Name) {
+    Kernel &K = Kernels[{Dir.str(), Name.str()}];
+    if (K.Name.empty()) {
+      K.Name = Name.str();
+      K.Dir = Dir.str();
+    }
+    return K;
+  }
+
+  void addSingleFile(StringRef Given, StringRef Abs) {
+    StringRef FileName = sys::path::filename(Abs);
+    StringRef Dir = sys::path::parent_path(Abs);
+    if (FileName.starts_with(GroupPrefix) && FileName.ends_with(".json")) {
+      // A group file stands for its kernel: take the files beside it.
+      walkDir(Dir, MaxDepth);
+      return;
+    }
+    auto C = classify(FileName);
+    if (!C) {
+      Result.Problems.push_back(
+          {Given.str(), "not a Triton artifact (expected a folder or a file "
+                        "ending in .ttir, .ttgir, .llir, .ptx, .cubin, .sass, "
+                        ".json, .source)"});
+      return;
+    }
+    Kernel &K = kernel(Dir, C->first);
+    K.Paths[static_cast<unsigned>(C->second)] = Abs.str();
+  }
+
+  void walkDir(StringRef Dir, unsigned Depth) {
+    sys::fs::file_status St;
+    if (std::error_code EC = sys::fs::status(Dir, St)) {
+      Result.Problems.push_back({Dir.str(), "cannot read: " + EC.message()});
+      return;
+    }
+    if (!Visited.insert(St.getUniqueID()).second)
+      return; // symlink loop or a folder reached twice
+    std::error_code EC;
+    std::vector<std::string> SubDirs;
+    StringMap<StringMap<std::string>> ByStem; // stem -> stage name -> path
+    std::vector<std::string> GroupNames;
+    for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+         It.increment(EC)) {
+      StringRef Path = It->path();
+      StringRef FileName = sys::path::filename(Path);
+      sys::fs::file_status ESt;
+      if (sys::fs::status(Path, ESt)) {
+        // Broken symlink or unreadable entry: note it if it looks like ours.
+        if (classify(FileName))
+          Result.Problems.push_back({Path.str(), "cannot read (broken link?)"});
+        continue;
+      }
+      if (ESt.type() == sys::fs::file_type::directory_file) {
+        SubDirs.push_back(Path.str());
+        continue;
+      }
+      if (ESt.type() != sys::fs::file_type::regular_file)
+        continue;
+      if (FileName.starts_with(GroupPrefix) && FileName.ends_with(".json")) {
+        // __grp__<name>.json lists absolute paths from the machine that wrote
+        // it; we never follow them. It only tells us a kernel name to expect.
+        GroupNames.push_back(
+            FileName.drop_front(GroupPrefix.size()).drop_back(5).str());
+        continue;
+      }
+      auto C = classify(FileName);
+      if (!C)
+        continue; // foreign file (launcher .so, notes, ...)
+      Kernel &K = kernel(Dir, C->first);
+      K.Paths[static_cast<unsigned>(C->second)] = Path.str();
+    }
+    if (EC)
+      Result.Problems.push_back(
+          {Dir.str(), "cannot list folder: " + EC.message()});
+    for (const std::string &G : GroupNames) {
+      auto It = Kernels.find({Dir.str(), G});
+      if (It == Kernels.end())
+        Result.Problems.push_back(
+            {Dir.str(), "__grp__" + G + ".json names kernel '" + G +
+                            "' but no artifact of it is in this folder"});
+    }
+    dropNonKernels(Dir);
+    if (Depth >= MaxDepth)
+      return;
+    std::sort(SubDirs.begin(), SubDirs.end());
+    for (const std::string &Sub : SubDirs)
+      walkDir(Sub, Depth + 1);
+  }
+
+  /// A stem with only a .json that is not Triton metadata is not a kernel
+  /// (dump folders and projects hold unrelated JSON).
+  void dropNonKernels(StringRef Dir) {
+    for (auto It = Kernels.lower_bound({Dir.str(), ""});
+         It != Kernels.end() && It->first.first == Dir;) {
+      Kernel &K = It->second;
+      bool OnlyJson = true;
+      for (unsigned I = 0; I < NumStages; ++I)
+        if (I != static_cast<unsigned>(Stage::Metadata) && !K.Paths[I].empty())
+          OnlyJson = false;
+      if (OnlyJson && !looksLikeTritonMetadata(K.path(Stage::Metadata)))
+        It = Kernels.erase(It);
+      else
+        ++It;
+    }
+  }
+
+  static bool looksLikeTritonMetadata(StringRef Path) {
+    auto Buf = openArtifact(Path, Content::Text);
+    if (!Buf) {
+      consumeError(Buf.takeError());
+      return false;
+    }
+    StringRef Text = (*Buf)->getBuffer();
+    return Text.contains("\"triton_version\"") || Text.contains("\"target\"");
+  }
+};
+} // namespace
+
+StringRef stageName(Stage S) { return info(S).Name; }
+StringRef stageSuffix(Stage S) { return info(S).Suffix; }
+
+std::optional<Stage> stageFromName(StringRef Name) {
+  for (const StageInfo &I : StageTable)
+    if (I.Name == Name)
+      return I.S;
+  return std::nullopt;
+}
+
+std::vector<StringRef> Kernel::presentStages() const {
+  std::vector<StringRef> Out;
+  for (unsigned I = 0; I < NumStages; ++I)
+    if (!Paths[I].empty())
+      Out.push_back(stageName(static_cast<Stage>(I)));
+  return Out;
+}
+
+StringRef Kernel::target() const {
+  return Meta ? StringRef(Meta->Target) : StringRef();
+}
+
+Expected<KernelMetadata> readKernelMetadata(StringRef Path) {
+  auto Buf = openArtifact(Path, Content::Text);
+  if (!Buf)
+    return Buf.takeError();
+  Expected<json::Value> V = json::parse((*Buf)->getBuffer());
+  if (!V) {
+    std::string Msg = toString(V.takeError());
+    // json::parse reports "[line:col]" or "[1:2, byte=1]"; keep its text.
+    return inputError(Path, "invalid JSON metadata: " + Msg);
+  }
+  const json::Object *O = V->getAsObject();
+  if (!O)
+    return inputError(Path, "metadata is not a JSON object");
+  KernelMetadata M;
+  auto Str = [&](StringRef Key) -> std::string {
+    if (auto S = O->getString(Key))
+      return S->str();
+    return {};
+  };
+  M.Name = Str("name");
+  M.Hash = Str("hash");
+  M.Arch = Str("arch");
+  M.TritonVersion = Str("triton_version");
+  M.NumWarps = O->getInteger("num_warps");
+  M.NumCtas = O->getInteger("num_ctas");
+  M.NumStages = O->getInteger("num_stages");
+  M.WarpSize = O->getInteger("warp_size");
+  M.Shared = O->getInteger("shared");
+  M.TmemSize = O->getInteger("tmem_size");
+  M.MaxNReg = O->getInteger("maxnreg");
+  if (const json::Value *T = O->get("target")) {
+    if (auto S = T->getAsString()) {
+      M.Target = targetFromRepr(*S);
+    } else if (const json::Object *TO = T->getAsObject()) {
+      auto B = TO->getString("backend");
+      auto A = TO->getInteger("arch");
+      if (B && A)
+        M.Target = (*B + ":" + Twine(*A)).str();
+    }
+  }
+  if (M.Target.empty() && !M.Arch.empty() && StringRef(M.Arch).starts_with("sm"))
+    M.Target = ("cuda:" + StringRef(M.Arch).drop_front(2)).str();
+  return M;
+}
+
+Discovery discoverKernels(ArrayRef<std::string> Paths) {
+  Walker W;
+  for (const std::string &P : Paths)
+    W.addPath(P);
+  W.finish();
+  return std::move(W.Result);
+}
+
+} // namespace gestell

@@ -1,0 +1,56 @@
+//===- Input.cpp - Reading artifact files safely --------------------------===//
+#include "gestell/Input.h"
+#include "gestell/Error.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace gestell {
+
+Expected<std::unique_ptr<MemoryBuffer>> openArtifact(StringRef Path,
+                                                     Content Kind) {
+  sys::fs::file_status St;
+  if (std::error_code EC = sys::fs::status(Path, St))
+    return inputError(Path, "cannot read: " + EC.message());
+  if (St.type() == sys::fs::file_type::directory_file)
+    return inputError(Path, "expected a file, found a directory");
+  if (St.type() != sys::fs::file_type::regular_file)
+    return inputError(Path, "expected a regular file");
+  if (St.getSize() > MaxArtifactBytes)
+    return inputError(Path, "file is " + Twine(St.getSize()) +
+                                " bytes, larger than any compiler artifact "
+                                "this tool reads (limit " +
+                                Twine(MaxArtifactBytes) + ")");
+  auto BufOrErr = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+  if (!BufOrErr)
+    return inputError(Path, "cannot read: " + BufOrErr.getError().message());
+  std::unique_ptr<MemoryBuffer> Buf = std::move(*BufOrErr);
+  if (Kind == Content::Text) {
+    StringRef Data = Buf->getBuffer();
+    StringRef Head = Data.take_front(64 * 1024);
+    size_t Nul = Head.find('\0');
+    if (Nul != StringRef::npos) {
+      LineCol LC = lineColOf(Data, Nul);
+      return inputError(Path, LC.Line, LC.Column,
+                        "binary data (NUL byte) where text was expected");
+    }
+  }
+  return std::move(Buf);
+}
+
+LineCol lineColOf(StringRef Buffer, size_t Offset) {
+  if (Offset > Buffer.size())
+    Offset = Buffer.size();
+  StringRef Before = Buffer.take_front(Offset);
+  LineCol LC;
+  LC.Line = 1 + Before.count('\n');
+  size_t LastNl = Before.rfind('\n');
+  LC.Column = 1 + (LastNl == StringRef::npos ? Offset : Offset - LastNl - 1);
+  return LC;
+}
+
+} // namespace gestell

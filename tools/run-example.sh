@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds gestell and runs it over the bundled example corpus (real Triton
+# 3.6.0 output for Ampere, Hopper and Blackwell), printing its findings.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+"$here/tools/build.sh" >/dev/null
+"$here/build/bin/gestell" "$here/tests/corpus/triton-3.6.0/bundles"
