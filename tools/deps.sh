@@ -11,13 +11,14 @@ apt_packages=(
   libboost-dev libboost-filesystem-dev       # Boost.DLL for plugins
   libgtest-dev                               # unit tests
   python3                                    # lit
-  nodejs npm                                 # SARIF validators (ajv-cli, sarif-multitool)
   chromium                                   # headless check of the HTML diff report
 )
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js may come from elsewhere (nodesource) and already carry npm.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)   # SARIF validators
 if ((${#missing[@]})); then
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
   echo "gestell: installing ${missing[*]}" >&2
