@@ -1,18 +1,59 @@
 //===- main.cpp - The gestell command -------------------------------------===//
-#include "gestell/Bundle.h"
+#include "Verb.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+using namespace llvm;
+
+namespace gestell::driver {
+namespace {
+struct Entry {
+  cl::SubCommand *Cmd;
+  VerbMain Run;
+  bool IsDefault;
+};
+SmallVector<Entry, 4> &verbs() {
+  static SmallVector<Entry, 4> V;
+  return V;
+}
+} // namespace
+
+cl::OptionCategory &gestellCategory() {
+  static cl::OptionCategory C("gestell options");
+  return C;
+}
+
+VerbRegistration::VerbRegistration(cl::SubCommand &Cmd, VerbMain Run,
+                                   bool IsDefault) {
+  verbs().push_back({&Cmd, Run, IsDefault});
+}
+} // namespace gestell::driver
+
+static void printVersion(raw_ostream &OS) {
+  OS << "gestell " << GESTELL_VERSION << "\n";
+}
+
 int main(int argc, char **argv) {
-  std::vector<std::string> Paths(argv + 1, argv + argc);
-  gestell::Discovery D = gestell::discoverKernels(Paths);
-  for (const gestell::Kernel &K : D.Kernels) {
-    llvm::outs() << K.Dir << " " << K.Name << " " << K.target() << " :";
-    for (llvm::StringRef S : K.presentStages())
-      llvm::outs() << ' ' << S;
-    llvm::outs() << '\n';
-  }
-  for (auto &P : D.Problems)
-    llvm::errs() << P.Path << ": " << P.Message << '\n';
-  return 0;
+  using namespace gestell::driver;
+  InitLLVM X(argc, argv);
+  cl::SetVersionPrinter(printVersion);
+  cl::HideUnrelatedOptions(gestellCategory());
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "gestell: static analysis of Triton's compiled output\n\n"
+          "  gestell [check] [OPTIONS] PATH...   lint kernels (the default)\n"
+          "  gestell stats [OPTIONS] PATH...     instruction counts per kernel\n"
+          "  gestell diff [OPTIONS] STATE STATE...  compare builds\n",
+          &errs()))
+    return ExitFailure;
+  for (const auto &E : verbs())
+    if (*E.Cmd)
+      return E.Run();
+  for (const auto &E : verbs())
+    if (E.IsDefault)
+      return E.Run();
+  errs() << "gestell: no verb given; see gestell --help\n";
+  return ExitFailure;
 }
