@@ -1,9 +1,353 @@
-//===- Cubin.cpp - cubin reader (placeholder) -----------------------------===//
+//===- Cubin.cpp - Resources of the kernels in a cubin --------------------===//
+//
+// A cubin is an ELF64 little-endian object for EM_CUDA. Per function it has
+// a `.text.<name>` section; ptxas writes the resource attributes as a stream
+// of EIATTR records into `.nv.info` (per symbol: REGCOUNT, FRAME_SIZE, ...)
+// and `.nv.info.<name>` (MAXREG_COUNT, MAX_THREADS, ...). Each record is a
+// 4-byte header {format, attribute, u16}; for format EIFMT_SVAL the u16 is
+// the size of the payload that follows, otherwise it is the value itself.
+//
+//===----------------------------------------------------------------------===//
 #include "gestell/Cubin.h"
 #include "gestell/Error.h"
+#include "gestell/Input.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/BinaryFormat/ELF.h"
+// ELF.h returns std::move(E) where GCC 12 calls the move redundant.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wredundant-move"
+#include "llvm/Object/ELF.h"
+#pragma GCC diagnostic pop
+#include "llvm/Support/Endian.h"
+
+#include <algorithm>
+
+using namespace llvm;
+using namespace llvm::object;
 
 namespace gestell {
-llvm::Expected<CubinInfo> readCubin(llvm::StringRef Path) {
-  return inputError(Path, "cubin reading is not available in this build");
+
+namespace {
+
+// Record formats and the attributes we read (names as in NVIDIA's tools).
+enum : uint8_t {
+  EIFMT_NVAL = 1,
+  EIFMT_BVAL = 2,
+  EIFMT_HVAL = 3,
+  EIFMT_SVAL = 4
+};
+enum : uint8_t {
+  EIATTR_MAX_THREADS = 0x05,
+  EIATTR_REQNTID = 0x10,
+  EIATTR_FRAME_SIZE = 0x11,
+  EIATTR_MAXREG_COUNT = 0x1b,
+  EIATTR_REGCOUNT = 0x2f,
+};
+constexpr uint8_t STO_CUDA_ENTRY = 0x10;
+
+struct Attribute {
+  uint8_t Format = 0, Id = 0;
+  uint16_t Value = 0; ///< the value (NVAL/BVAL/HVAL) or payload size (SVAL)
+  ArrayRef<uint8_t> Payload;
+};
+
+/// Splits an .nv.info section into records. A record running past the end
+/// of the section is malformed input.
+Error forEachAttribute(ArrayRef<uint8_t> Data, StringRef Path,
+                       StringRef Section,
+                       function_ref<void(const Attribute &)> Fn) {
+  size_t P = 0;
+  while (P < Data.size()) {
+    if (Data.size() - P < 4)
+      return inputError(Path, "malformed cubin: section " + Section +
+                                  " ends inside an attribute header");
+    Attribute A;
+    A.Format = Data[P];
+    A.Id = Data[P + 1];
+    A.Value = support::endian::read16le(Data.data() + P + 2);
+    P += 4;
+    if (A.Format == EIFMT_SVAL) {
+      if (Data.size() - P < A.Value)
+        return inputError(Path, "malformed cubin: attribute 0x" +
+                                    Twine::utohexstr(A.Id) + " in " + Section +
+                                    " runs past the end of the section");
+      A.Payload = Data.slice(P, A.Value);
+      P += A.Value;
+    } else if (A.Format < EIFMT_NVAL || A.Format > EIFMT_HVAL) {
+      return inputError(Path, "malformed cubin: unknown attribute format " +
+                                  Twine(unsigned(A.Format)) + " in " + Section);
+    }
+    Fn(A);
+  }
+  return Error::success();
 }
+
+uint32_t word(ArrayRef<uint8_t> Payload, size_t I) {
+  return support::endian::read32le(Payload.data() + 4 * I);
+}
+
+/// ".nv.constant3.foo" -> {3, "foo"}; ".nv.constant3" -> {3, ""}.
+std::optional<std::pair<unsigned, StringRef>> constantSection(StringRef Name) {
+  if (!Name.consume_front(".nv.constant"))
+    return std::nullopt;
+  StringRef Digits = Name.take_while([](char C) { return isDigit(C); });
+  unsigned Bank;
+  if (Digits.empty() || Digits.getAsInteger(10, Bank))
+    return std::nullopt;
+  Name = Name.drop_front(Digits.size());
+  if (Name.empty())
+    return std::make_pair(Bank, StringRef());
+  if (!Name.consume_front("."))
+    return std::nullopt;
+  return std::make_pair(Bank, Name);
+}
+
+void addBank(SmallVectorImpl<ConstantBank> &Banks, unsigned Bank,
+             uint64_t Size) {
+  for (ConstantBank &B : Banks)
+    if (B.first == Bank) {
+      B.second += Size;
+      return;
+    }
+  Banks.push_back({Bank, Size});
+  llvm::sort(Banks);
+}
+
+Error malformed(StringRef Path, Error E) {
+  return inputError(Path,
+                    "truncated or malformed cubin: " + toString(std::move(E)));
+}
+
+} // namespace
+
+uint64_t CubinKernel::constantBank(unsigned N) const {
+  for (const ConstantBank &B : Constants)
+    if (B.first == N)
+      return B.second;
+  return 0;
+}
+
+std::string CubinInfo::targetName() const {
+  if (!SmArch)
+    return {};
+  return "sm_" + std::to_string(SmArch) + (ArchSpecific ? "a" : "");
+}
+
+const CubinKernel *CubinInfo::find(StringRef Name) const {
+  for (const CubinKernel &K : Kernels)
+    if (K.Name == Name)
+      return &K;
+  return nullptr;
+}
+
+void CubinInfo::printResUsage(raw_ostream &OS) const {
+  OS << "\nResource usage:\n Common:\n  GLOBAL:" << Global;
+  for (const ConstantBank &B : CommonConstants)
+    OS << " CONSTANT[" << B.first << "]:" << B.second;
+  OS << '\n';
+  for (const CubinKernel &K : Kernels) {
+    OS << " Function " << K.Name << ":\n  REG:" << K.Registers
+       << " STACK:" << K.Stack << " SHARED:" << K.SharedStatic
+       << " LOCAL:" << K.Local;
+    for (const ConstantBank &B : K.Constants)
+      OS << " CONSTANT[" << B.first << "]:" << B.second;
+    OS << " TEXTURE:" << K.Textures << " SURFACE:" << K.Surfaces
+       << " SAMPLER:" << K.Samplers << '\n';
+  }
+}
+
+Expected<CubinInfo> readCubin(StringRef Path) {
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      openArtifact(Path, Content::Binary);
+  if (!Buf)
+    return Buf.takeError();
+  return readCubin((*Buf)->getMemBufferRef(), Path);
+}
+
+Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
+  StringRef Data = Buffer.getBuffer();
+  if (Data.size() < ELF::EI_NIDENT || !Data.starts_with(ELF::ElfMagic))
+    return inputError(Path, "not a cubin: expected an ELF file");
+  if (Data[ELF::EI_CLASS] != ELF::ELFCLASS64 ||
+      Data[ELF::EI_DATA] != ELF::ELFDATA2LSB)
+    return inputError(Path, "not a cubin: expected a 64-bit little-endian "
+                            "ELF file (CUDA cubin)");
+  Expected<ELF64LEFile> FileOrErr = ELF64LEFile::create(Data);
+  if (!FileOrErr)
+    return malformed(Path, FileOrErr.takeError());
+  const ELF64LEFile &File = *FileOrErr;
+  const auto &Header = File.getHeader();
+  if (Header.e_machine != ELF::EM_CUDA)
+    return inputError(Path,
+                      "not a cubin: ELF file for machine '" +
+                          ELF::convertEMachineToArchName(Header.e_machine) +
+                          "', expected NVIDIA CUDA");
+
+  CubinInfo Info;
+  Info.Path = Path.str();
+  // The architecture moved from bits 0..7 to bits 8..15 with ABI version 2
+  // (Blackwell); the "a" flag moved with it.
+  if (Header.e_ident[ELF::EI_ABIVERSION] >= ELF::ELFABIVERSION_CUDA_V2) {
+    Info.SmArch =
+        (Header.e_flags & ELF::EF_CUDA_SM_MASK) >> ELF::EF_CUDA_SM_OFFSET;
+    Info.ArchSpecific = Header.e_flags & ELF::EF_CUDA_ACCELERATORS;
+  } else {
+    Info.SmArch = Header.e_flags & ELF::EF_CUDA_SM;
+    Info.ArchSpecific = Header.e_flags & ELF::EF_CUDA_ACCELERATORS_V1;
+  }
+
+  Expected<ELF64LEFile::Elf_Shdr_Range> Sections = File.sections();
+  if (!Sections)
+    return malformed(Path, Sections.takeError());
+  if (Expected<ELF64LEFile::Elf_Phdr_Range> Phdrs = File.program_headers();
+      !Phdrs)
+    return malformed(Path, Phdrs.takeError());
+  // Every section's bytes must be in the file, even those we do not read: a
+  // cut file must not pass for a whole one.
+  for (const auto &Sec : *Sections)
+    if (Sec.sh_type != ELF::SHT_NOBITS &&
+        (Sec.sh_offset > Data.size() ||
+         Sec.sh_size > Data.size() - Sec.sh_offset))
+      return inputError(Path, "truncated or malformed cubin: a section runs "
+                              "past the end of the file (" +
+                                  Twine(Data.size()) + " bytes)");
+
+  // Symbols: index -> (name, section, st_other), for the FUNC symbols that
+  // .nv.info records point at.
+  const ELF64LE::Shdr *SymTab = nullptr;
+  for (const auto &Sec : *Sections)
+    if (Sec.sh_type == ELF::SHT_SYMTAB)
+      SymTab = &Sec;
+  struct FuncSym {
+    StringRef Name;
+    unsigned Section;
+    uint8_t Other;
+  };
+  DenseMap<uint32_t, FuncSym> Funcs;
+  if (SymTab) {
+    Expected<ELF64LEFile::Elf_Sym_Range> Syms = File.symbols(SymTab);
+    if (!Syms)
+      return malformed(Path, Syms.takeError());
+    Expected<StringRef> StrTab = File.getStringTableForSymtab(*SymTab);
+    if (!StrTab)
+      return malformed(Path, StrTab.takeError());
+    uint32_t Index = 0;
+    for (const auto &Sym : *Syms) {
+      if (Sym.getType() == ELF::STT_FUNC) {
+        Expected<StringRef> Name = Sym.getName(*StrTab);
+        if (!Name)
+          return malformed(Path, Name.takeError());
+        Funcs[Index] = {*Name, Sym.st_shndx, Sym.st_other};
+      }
+      ++Index;
+    }
+  }
+
+  // Per-function sections, by function name.
+  StringMap<unsigned> KernelIndex;
+  struct Pending {
+    StringRef Name;
+    uint64_t Size;
+    unsigned Bank; ///< for constant banks
+  };
+  SmallVector<Pending, 4> Shared, Local, Constants;
+  SmallVector<std::pair<StringRef, ArrayRef<uint8_t>>, 2> NvInfo;
+  unsigned SecIndex = 0;
+  for (const auto &Sec : *Sections) {
+    unsigned ThisIndex = SecIndex++;
+    Expected<StringRef> NameOrErr = File.getSectionName(Sec);
+    if (!NameOrErr)
+      return malformed(Path, NameOrErr.takeError());
+    StringRef Name = *NameOrErr;
+    // NOBITS sections have a size but no contents: read only sh_size.
+    if (Name.starts_with(".text.")) {
+      StringRef Fn = Name.drop_front(6);
+      CubinKernel K;
+      K.Name = Fn.str();
+      K.CodeBytes = Sec.sh_size;
+      K.Registers = Sec.sh_info >> 24; // pre-Hopper; REGCOUNT overrides
+      for (const auto &[Idx, S] : Funcs)
+        if (S.Section == ThisIndex && S.Name == Fn)
+          K.IsEntry = S.Other & STO_CUDA_ENTRY;
+      KernelIndex[Fn] = Info.Kernels.size();
+      Info.Kernels.push_back(std::move(K));
+    } else if (Name.starts_with(".nv.shared.") &&
+               !Name.starts_with(".nv.shared.reserved.")) {
+      Shared.push_back({Name.drop_front(11), Sec.sh_size, 0});
+    } else if (Name.starts_with(".nv.local.")) {
+      Local.push_back({Name.drop_front(10), Sec.sh_size, 0});
+    } else if (Name == ".nv.global" || Name == ".nv.global.init") {
+      Info.Global += Sec.sh_size;
+    } else if (auto Bank = constantSection(Name)) {
+      if (Bank->second.empty())
+        addBank(Info.CommonConstants, Bank->first, Sec.sh_size);
+      else
+        Constants.push_back({Bank->second, Sec.sh_size, Bank->first});
+    } else if (Name == ".nv.info" || Name.starts_with(".nv.info.")) {
+      Expected<ArrayRef<uint8_t>> Contents = File.getSectionContents(Sec);
+      if (!Contents)
+        return malformed(Path, Contents.takeError());
+      NvInfo.push_back({Name, *Contents});
+    }
+  }
+
+  auto KernelNamed = [&](StringRef Fn) -> CubinKernel * {
+    auto It = KernelIndex.find(Fn);
+    return It == KernelIndex.end() ? nullptr : &Info.Kernels[It->second];
+  };
+  auto KernelOfSymbol = [&](uint32_t Sym) -> CubinKernel * {
+    auto It = Funcs.find(Sym);
+    return It == Funcs.end() ? nullptr : KernelNamed(It->second.Name);
+  };
+  for (const Pending &P : Shared)
+    if (CubinKernel *K = KernelNamed(P.Name))
+      K->SharedStatic += P.Size;
+  for (const Pending &P : Local)
+    if (CubinKernel *K = KernelNamed(P.Name))
+      K->Local += P.Size;
+  for (const Pending &P : Constants)
+    if (CubinKernel *K = KernelNamed(P.Name))
+      addBank(K->Constants, P.Bank, P.Size);
+
+  for (const auto &[SecName, Contents] : NvInfo) {
+    // .nv.info.<fn> records concern <fn>; .nv.info records name a symbol.
+    CubinKernel *Own =
+        SecName == ".nv.info" ? nullptr : KernelNamed(SecName.drop_front(9));
+    Error E =
+        forEachAttribute(Contents, Path, SecName, [&](const Attribute &A) {
+          bool PerSymbol =
+              A.Format == EIFMT_SVAL && A.Payload.size() == 8 &&
+              (A.Id == EIATTR_REGCOUNT || A.Id == EIATTR_FRAME_SIZE);
+          if (PerSymbol) {
+            CubinKernel *K = KernelOfSymbol(word(A.Payload, 0));
+            if (!K)
+              return; // a helper without its own .text section
+            uint32_t V = word(A.Payload, 1);
+            if (A.Id == EIATTR_REGCOUNT)
+              K->Registers = V;
+            else
+              K->Stack = V;
+            return;
+          }
+          if (!Own)
+            return;
+          if (A.Id == EIATTR_MAXREG_COUNT && A.Format == EIFMT_HVAL)
+            Own->MaxRegisters = A.Value;
+          else if ((A.Id == EIATTR_MAX_THREADS || A.Id == EIATTR_REQNTID) &&
+                   A.Format == EIFMT_SVAL && A.Payload.size() == 12) {
+            unsigned N =
+                word(A.Payload, 0) * word(A.Payload, 1) * word(A.Payload, 2);
+            (A.Id == EIATTR_MAX_THREADS ? Own->MaxThreads
+                                        : Own->RequiredThreads) = N;
+          }
+        });
+    if (E)
+      return E;
+  }
+  return Info;
+}
+
 } // namespace gestell
