@@ -1,0 +1,94 @@
+//===- gestell/Families.h - Instruction families of PTX and SASS opcodes --===//
+//
+// One table classifies opcodes into families (tensor, tmem, staging, tma,
+// spill, shared, global, sync, addr): sdk/data/families.toml, compiled into
+// the SDK. A family holds glob patterns on the full opcode, per ISA; families
+// are tried in table order and the first match wins, so families never
+// overlap. A user's table (from .gestell.toml) is merged in front of the
+// built-in one. docs/families.md lists what each family holds.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_FAMILIES_H
+#define GESTELL_FAMILIES_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gestell {
+
+/// The two machine-level instruction sets a family table covers.
+enum class Isa : uint8_t { PTX, SASS };
+/// "ptx" or "sass".
+llvm::StringRef isaName(Isa I);
+
+/// classify() result for an opcode in no family ("other" in reports).
+inline constexpr unsigned NoFamily = ~0u;
+
+struct Family {
+  std::string Id;      ///< "tensor"
+  std::string Summary; ///< "tensor-core compute (MMA)"
+};
+
+class FamilyTable {
+public:
+  FamilyTable();
+  ~FamilyTable();
+  FamilyTable(FamilyTable &&);
+  FamilyTable &operator=(FamilyTable &&);
+
+  /// The table compiled into the SDK (sdk/data/families.toml), parsed on
+  /// first use. Always valid: a broken built-in table fails the build's
+  /// tests, not the user's run.
+  static const FamilyTable &builtin();
+
+  /// Parses a table in the form of families.toml (an array of [[family]]
+  /// tables). With OnlyFamilies, any other top-level key is an error (a
+  /// families file); without, other keys are ignored (a config file that
+  /// also holds families). Errors are InputErrors at SourceName:line:col.
+  static llvm::Expected<FamilyTable> parse(llvm::StringRef Text,
+                                           llvm::StringRef SourceName,
+                                           bool OnlyFamilies = true);
+
+  /// A table whose rules are First's, then Then's: First's patterns win.
+  /// Families keep Then's order; ids new in First come after them.
+  static FamilyTable merge(const FamilyTable &First, const FamilyTable &Then);
+
+  /// The distinct families, in report order.
+  llvm::ArrayRef<Family> families() const { return Families; }
+  /// Index of a family id in families(), if present.
+  std::optional<unsigned> indexOf(llvm::StringRef Id) const;
+  /// "tensor", or "other" for NoFamily.
+  llvm::StringRef idOf(unsigned Index) const;
+
+  /// The family index of a full opcode ("LDSM.16.M88.4"), or NoFamily.
+  /// Thread-safe; each distinct opcode is matched once and then cached.
+  unsigned classify(Isa I, llvm::StringRef Opcode) const;
+
+  /// The rule text the table was built from (for --dump-config and docs):
+  /// one line per pattern, "family isa [exclude] pattern   # source".
+  std::string describe() const;
+
+private:
+  struct Rule;
+  struct Cache;
+  void addRule(unsigned Family, Isa I, bool Exclude, llvm::StringRef Pattern,
+               llvm::StringRef Source);
+  unsigned match(Isa I, llvm::StringRef Opcode) const;
+
+  std::vector<Family> Families;
+  /// Rule groups in match order: each group is one [[family]] entry of one
+  /// source, tried as a whole (includes, then excludes).
+  std::vector<std::unique_ptr<Rule>> Rules;
+  std::unique_ptr<Cache> Memo;
+};
+
+} // namespace gestell
+
+#endif
