@@ -1,10 +1,348 @@
-//===- Ttgir.cpp - TritonGPU IR parser (placeholder) ----------------------===//
-// Replaced by the TTGIR issue's parser.
-#include "gestell/Ttgir.h"
-#include "gestell/Error.h"
+//===- Ttgir.cpp - The parsed TTGIR graph: queries ------------------------===//
+#include "TtgirImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace llvm;
 
 namespace gestell {
-llvm::Expected<std::unique_ptr<TtgirModule>> parseTtgir(llvm::StringRef Path) {
-  return inputError(Path, "TTGIR parsing is not available in this build");
+
+//===----------------------------------------------------------------------===//
+// Attribute
+//===----------------------------------------------------------------------===//
+
+const Attribute *Attribute::get(StringRef Key) const {
+  for (const NamedAttribute &NA : Entries)
+    if (NA.Name == Key)
+      return NA.Value;
+  return nullptr;
 }
+
+std::optional<int64_t> Attribute::getInt(StringRef Key) const {
+  const Attribute *A = get(Key);
+  if (!A || (A->K != Kind::Integer && A->K != Kind::Bool))
+    return std::nullopt;
+  return A->Int;
+}
+
+std::optional<SmallVector<int64_t, 4>>
+Attribute::getIntArray(StringRef Key) const {
+  const Attribute *A = get(Key);
+  if (!A)
+    return std::nullopt;
+  SmallVector<int64_t, 4> Out;
+  if (A->K == Kind::Integer) {
+    Out.push_back(A->Int);
+    return Out;
+  }
+  if (A->K != Kind::Array)
+    return std::nullopt;
+  for (const Attribute *E : A->Elements) {
+    if (E->K != Kind::Integer)
+      return std::nullopt;
+    Out.push_back(E->Int);
+  }
+  return Out;
+}
+
+static void printAttr(raw_ostream &OS, const Attribute &A);
+
+static void printEntries(raw_ostream &OS, ArrayRef<NamedAttribute> Entries) {
+  ListSeparator LS;
+  for (const NamedAttribute &NA : Entries) {
+    OS << LS;
+    bool Plain = !NA.Name.empty() && llvm::all_of(NA.Name, [](char C) {
+      return std::isalnum((unsigned char)C) || C == '_' || C == '.' || C == '$';
+    });
+    if (Plain)
+      OS << NA.Name;
+    else
+      OS << '"' << NA.Name << '"';
+    if (NA.Value && NA.Value->K != Attribute::Kind::Unit) {
+      OS << " = ";
+      printAttr(OS, *NA.Value);
+    }
+  }
+}
+
+static void printAttr(raw_ostream &OS, const Attribute &A) {
+  using K = Attribute::Kind;
+  switch (A.K) {
+  case K::Unit:
+    OS << "unit";
+    return;
+  case K::Dictionary:
+    OS << '{';
+    printEntries(OS, A.Entries);
+    OS << '}';
+    return;
+  case K::Array: {
+    if (A.ValueType) {
+      OS << "array<" << A.ValueType->Text;
+      if (!A.Elements.empty())
+        OS << ": ";
+    } else {
+      OS << '[';
+    }
+    ListSeparator LS;
+    for (const Attribute *E : A.Elements) {
+      OS << LS;
+      printAttr(OS, *E);
+    }
+    OS << (A.ValueType ? '>' : ']');
+    return;
+  }
+  case K::Dialect:
+    OS << '#' << A.Spelling;
+    if (!A.Entries.empty()) {
+      // Triton prints most encodings as <{...}>; TMEM encodings as <k = v>.
+      bool Braces = !A.Spelling.starts_with("ttng.");
+      OS << (Braces ? "<{" : "<");
+      printEntries(OS, A.Entries);
+      OS << (Braces ? "}>" : ">");
+    } else if (!A.OpaqueBody.empty()) {
+      OS << '<' << A.OpaqueBody << '>';
+    }
+    return;
+  case K::String:
+    OS << '"' << A.Spelling << '"';
+    break;
+  case K::Bool:
+  case K::Integer:
+  case K::Float:
+    OS << A.Spelling;
+    break;
+  case K::Type:
+    OS << (A.ValueType ? A.ValueType->Text : A.Text);
+    return;
+  case K::Symbol:
+    OS << '@' << A.Spelling;
+    return;
+  case K::Opaque:
+    OS << A.Text;
+    return;
+  }
+  if (A.ValueType)
+    OS << " : " << A.ValueType->Text;
+}
+
+std::string Attribute::str() const {
+  std::string S;
+  raw_string_ostream OS(S);
+  printAttr(OS, *this);
+  return S;
+}
+
+//===----------------------------------------------------------------------===//
+// Type
+//===----------------------------------------------------------------------===//
+
+StringRef Type::elementName() const {
+  const Type *T = this;
+  while (T && (T->K == Kind::Tensor || T->K == Kind::MemDesc ||
+               T->K == Kind::TensorDesc))
+    T = T->Element;
+  if (!T)
+    return "";
+  if (T->K == Kind::Pointer)
+    return "ptr";
+  return T->K == Kind::Scalar ? T->Name : T->Text;
+}
+
+unsigned Type::elementBitWidth() const {
+  StringRef N = elementName();
+  if (N == "ptr")
+    return 64;
+  if (N == "index")
+    return 64;
+  if (N == "bf16" || N == "tf32")
+    return N == "bf16" ? 16 : 32;
+  StringRef Digits = N;
+  if (Digits.consume_front("si") || Digits.consume_front("ui") ||
+      Digits.consume_front("i") || Digits.consume_front("f")) {
+    // f8E4M3FN -> 8, f16 -> 16, i1 -> 1
+    unsigned W = 0;
+    size_t K = 0;
+    while (K < Digits.size() && std::isdigit((unsigned char)Digits[K]))
+      W = W * 10 + (Digits[K++] - '0');
+    return K ? W : 0;
+  }
+  return 0;
+}
+
+int64_t Type::numElements() const {
+  int64_t N = 1;
+  for (int64_t D : Shape)
+    N *= D < 0 ? 1 : D;
+  return N;
+}
+
+//===----------------------------------------------------------------------===//
+// Value, Region, Operation
+//===----------------------------------------------------------------------===//
+
+std::string Value::ref() const {
+  std::string S = "%" + Name.str();
+  if (Def) {
+    // Index is the result number; a group name covers consecutive results.
+    unsigned First = Index;
+    while (First > 0 && Def->Results[First - 1]->Name == Name)
+      --First;
+    unsigned Last = Index;
+    while (Last + 1 < Def->Results.size() &&
+           Def->Results[Last + 1]->Name == Name)
+      ++Last;
+    if (Last > First)
+      S += "#" + std::to_string(Index - First);
+  }
+  return S;
+}
+
+size_t Region::numOps() const {
+  size_t N = 0;
+  for (const Block *B : Blocks)
+    N += B->Ops.size();
+  return N;
+}
+
+Operation *Operation::parentOp() const {
+  if (!ParentBlock || !ParentBlock->Parent)
+    return nullptr;
+  return ParentBlock->Parent->Parent;
+}
+
+const Attribute *Operation::attr(StringRef Key) const {
+  for (const NamedAttribute &NA : Attrs)
+    if (NA.Name == Key)
+      return NA.Value;
+  return nullptr;
+}
+
+bool Operation::isLoop() const {
+  return Name == "scf.for" || Name == "scf.while" || Name == "scf.parallel";
+}
+
+unsigned Operation::loopDepth() const {
+  unsigned D = 0;
+  for (Operation *Op = parentOp(); Op; Op = Op->parentOp())
+    D += Op->isLoop();
+  return D;
+}
+
+Operation *Operation::enclosingLoop() const {
+  for (Operation *Op = parentOp(); Op; Op = Op->parentOp())
+    if (Op->isLoop())
+      return Op;
+  return nullptr;
+}
+
+Operation *Operation::enclosingFunction() const {
+  for (Operation *Op = parentOp(); Op; Op = Op->parentOp())
+    if (Op->Name == "tt.func" || Op->Name == "func.func")
+      return Op;
+  return nullptr;
+}
+
+void Operation::walk(function_ref<void(Operation &)> Fn) const {
+  for (const Region *R : Regions)
+    for (const Block *B : R->Blocks)
+      for (Operation *Op : B->Ops) {
+        Fn(*Op);
+        Op->walk(Fn);
+      }
+}
+
+const Type *Operation::operandType(unsigned OperandNo) const {
+  if (OperandNo >= Operands.size() || !Operands[OperandNo])
+    return nullptr;
+  return Operands[OperandNo]->Ty;
+}
+
+const Type *Operation::resultType(unsigned ResultNo) const {
+  return ResultNo < Results.size() ? Results[ResultNo]->Ty : nullptr;
+}
+
+LoopCarried loopCarried(const Value &BlockArg) {
+  LoopCarried LC;
+  Block *B = BlockArg.OwnerBlock;
+  if (!B || !B->Parent || !B->Parent->Parent)
+    return LC;
+  Operation *For = B->Parent->Parent;
+  if (For->Name != "scf.for" || B->Parent->Index != 0 || BlockArg.Index == 0)
+    return LC;
+  unsigned K = BlockArg.Index - 1;
+  if (3 + K < For->Operands.size())
+    LC.Init = For->Operands[3 + K];
+  if (K < For->Results.size())
+    LC.Result = For->Results[K];
+  if (!B->Ops.empty()) {
+    Operation *Yield = B->Ops.back();
+    if (Yield->Name == "scf.yield" && K < Yield->Operands.size())
+      LC.Yielded = Yield->Operands[K];
+  }
+  return LC;
+}
+
+//===----------------------------------------------------------------------===//
+// TtgirModule
+//===----------------------------------------------------------------------===//
+
+TtgirModule::TtgirModule() : I(std::make_unique<Impl>()) {}
+TtgirModule::~TtgirModule() = default;
+
+ArrayRef<NamedAttribute> TtgirModule::moduleAttributes() const {
+  return ModuleOp ? ModuleOp->Attrs : ArrayRef<NamedAttribute>();
+}
+
+static int moduleInt(const TtgirModule &M, StringRef Key, int Default) {
+  if (!M.module())
+    return Default;
+  const Attribute *A = M.module()->attr(Key);
+  if (!A || A->K != Attribute::Kind::Integer)
+    return Default;
+  return int(A->Int);
+}
+
+int TtgirModule::numWarps() const {
+  return moduleInt(*this, "ttg.num-warps", 4);
+}
+int TtgirModule::threadsPerWarp() const {
+  return moduleInt(*this, "ttg.threads-per-warp", 32);
+}
+int TtgirModule::numCtas() const { return moduleInt(*this, "ttg.num-ctas", 1); }
+
+StringRef TtgirModule::target() const {
+  if (!ModuleOp)
+    return "";
+  const Attribute *A = ModuleOp->attr("ttg.target");
+  return A && A->K == Attribute::Kind::String ? A->Spelling : "";
+}
+
+const Attribute *TtgirModule::attributeAlias(StringRef Name) const {
+  return I->Aliases.lookup(Name);
+}
+
+const Location *TtgirModule::locationAlias(StringRef Name) const {
+  return I->LocAliases.lookup(Name);
+}
+
+std::pair<unsigned, unsigned> TtgirModule::lineColOf(const char *Ptr) const {
+  StringRef Text = I->Text;
+  size_t Off = std::clamp<size_t>(Ptr - Text.begin(), 0, Text.size());
+  if (Ptr < Text.begin())
+    Off = 0;
+  const auto &LS = I->LineStarts;
+  if (LS.empty())
+    return {1, unsigned(Off + 1)};
+  auto It = std::upper_bound(LS.begin(), LS.end(), uint32_t(Off));
+  size_t Line = It - LS.begin(); // 1-based
+  return {unsigned(Line), unsigned(Off - LS[Line - 1] + 1)};
+}
+
+StringRef TtgirModule::text() const { return I->Text; }
+
 } // namespace gestell

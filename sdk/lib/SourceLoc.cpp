@@ -1,0 +1,92 @@
+//===- SourceLoc.cpp - Flattening MLIR debug locations --------------------===//
+#include "gestell/SourceLoc.h"
+
+#include "llvm/ADT/Twine.h"
+
+using namespace llvm;
+
+namespace gestell {
+
+namespace {
+/// Follows alias nodes to their definitions (bounded: a cycle is unknown).
+const Location *deref(const Location *L) {
+  for (int Hops = 0; L && L->K == Location::Kind::Alias; ++Hops) {
+    if (Hops > 64)
+      return nullptr;
+    L = L->Target;
+  }
+  return L;
+}
+
+void flatten(const Location *L, StringRef Name, SourceStack &S, int Depth) {
+  L = deref(L);
+  if (!L || Depth > 256)
+    return;
+  switch (L->K) {
+  case Location::Kind::Unknown:
+  case Location::Kind::Opaque:
+  case Location::Kind::Alias:
+    return;
+  case Location::Kind::FileLineCol: {
+    SourceFrame F;
+    F.File = L->File.str();
+    F.Line = L->Line;
+    F.Column = L->Column;
+    F.Name = Name.str();
+    S.Frames.push_back(std::move(F));
+    return;
+  }
+  case Location::Kind::Name:
+    // The innermost name wins: loc("a"(loc("b"(f)))) names the frame "b".
+    flatten(L->Child, L->Name, S, Depth + 1);
+    return;
+  case Location::Kind::CallSite:
+    flatten(L->Callee, Name, S, Depth + 1);
+    flatten(L->Caller, "", S, Depth + 1);
+    return;
+  case Location::Kind::Fused:
+    for (const Location *Part : L->Parts) {
+      SourceStack Sub;
+      flatten(Part, Name, Sub, Depth + 1);
+      if (!Sub.unknown()) {
+        S.Frames.append(Sub.Frames.begin(), Sub.Frames.end());
+        return;
+      }
+    }
+    return;
+  }
+}
+
+bool inTritonPackage(StringRef File) {
+  return File.contains("/triton/language/") ||
+         File.contains("/triton/runtime/") ||
+         File.contains("/triton/experimental/") ||
+         File.starts_with("triton/language/");
+}
+} // namespace
+
+SourceStack resolveLocation(const Location *L) {
+  SourceStack S;
+  flatten(L, "", S, 0);
+  return S;
+}
+
+std::optional<SourceFrame> userFrame(const SourceStack &S,
+                                     StringRef SourceRoot) {
+  for (auto It = S.Frames.rbegin(); It != S.Frames.rend(); ++It) {
+    StringRef File = It->File;
+    bool Inside = SourceRoot.empty() ? !inTritonPackage(File)
+                                     : File.starts_with(SourceRoot);
+    if (Inside)
+      return *It;
+  }
+  return std::nullopt;
+}
+
+std::string formatFrame(const SourceFrame &F) {
+  if (F.File.empty())
+    return "unknown";
+  return (Twine(F.File) + ":" + Twine(F.Line) + ":" + Twine(F.Column)).str();
+}
+
+} // namespace gestell

@@ -1,0 +1,44 @@
+//===- TtgirImpl.h - Storage behind TtgirModule (SDK-internal) ------------===//
+//
+// The arena, the mapped file and the lookup tables a parsed module owns. Not
+// installed: only the SDK's own sources include it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_LIB_TTGIRIMPL_H
+#define GESTELL_LIB_TTGIRIMPL_H
+
+#include "gestell/Ttgir.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <vector>
+
+namespace gestell {
+
+struct TtgirModule::Impl {
+  std::unique_ptr<llvm::MemoryBuffer> Buffer; ///< owns the text when mapped
+  std::string OwnedText;                      ///< or this, for parseTtgirText
+  llvm::StringRef Text;
+  llvm::BumpPtrAllocator Arena;
+  std::vector<uint32_t> LineStarts; ///< offset of each line's first char
+  llvm::StringMap<const Attribute *> Aliases;
+  llvm::StringMap<const Location *> LocAliases;
+  llvm::StringMap<const Type *> TypeAliases;
+  std::vector<Value *> AllValues;
+
+  template <typename T> T *make() { return new (Arena.Allocate<T>()) T(); }
+  template <typename T> llvm::ArrayRef<T> copy(llvm::ArrayRef<T> Src) {
+    if (Src.empty())
+      return {};
+    T *Dst = Arena.Allocate<T>(Src.size());
+    std::uninitialized_copy(Src.begin(), Src.end(), Dst);
+    return llvm::ArrayRef<T>(Dst, Src.size());
+  }
+};
+
+} // namespace gestell
+
+#endif

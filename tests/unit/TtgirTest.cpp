@@ -1,0 +1,459 @@
+//===- TtgirTest.cpp - TTGIR parser on the real corpus and on bad input ---===//
+#include "gestell/Ttgir.h"
+#include "gestell/Error.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace gestell;
+using namespace llvm;
+
+namespace {
+
+std::string corpus(StringRef Rel) {
+  return (Twine(GESTELL_TEST_CORPUS) + "/triton-3.6.0/" + Rel).str();
+}
+
+std::vector<std::string> allTtgirFiles() {
+  std::vector<std::string> Files;
+  std::error_code EC;
+  for (sys::fs::recursive_directory_iterator It(GESTELL_TEST_CORPUS, EC), End;
+       It != End && !EC; It.increment(EC))
+    if (StringRef(It->path()).ends_with(".ttgir"))
+      Files.push_back(It->path());
+  std::sort(Files.begin(), Files.end());
+  return Files;
+}
+
+/// An independent count of ops per region, from lines alone: a region opens
+/// on a line ending with '{' and closes on a line starting with '}'; an op
+/// starts on a line whose first token is %name, "quoted.op" or dialect.op.
+/// Returns the counts in order of region opening (the file level excluded).
+std::vector<size_t> lineBasedOpCounts(StringRef Text) {
+  std::vector<size_t> Counts;
+  std::vector<size_t> Stack; // indices into Counts; empty = file level
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef Line : Lines) {
+    StringRef T = Line.trim();
+    if (T.empty() || T.starts_with("#") || T.starts_with("^") ||
+        T.starts_with("//"))
+      continue;
+    if (T.starts_with("}")) {
+      if (!Stack.empty())
+        Stack.pop_back();
+    } else {
+      bool OpStart = T.starts_with("%") || T.starts_with("\"");
+      if (!OpStart) {
+        size_t Word = T.find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+        OpStart = (Word != StringRef::npos && T[Word] == '.') ||
+                  T.starts_with("module");
+      }
+      if (OpStart && !Stack.empty())
+        ++Counts[Stack.back()];
+    }
+    if (T.ends_with("{")) {
+      Stack.push_back(Counts.size());
+      Counts.push_back(0);
+    }
+  }
+  return Counts;
+}
+
+std::unique_ptr<TtgirModule> parseOk(StringRef Path) {
+  auto M = parseTtgir(Path);
+  EXPECT_TRUE(bool(M)) << (M ? "" : toString(M.takeError()));
+  return M ? std::move(*M) : nullptr;
+}
+
+/// Parses Text expecting an InputError; returns it as "line:col: message".
+std::string parseError(StringRef Text) {
+  auto M = parseTtgirText(Text, "bad.ttgir");
+  if (M)
+    return "parsed";
+  std::string Msg;
+  handleAllErrors(M.takeError(), [&](const InputError &E) {
+    Msg = std::to_string(E.Line) + ":" + std::to_string(E.Column) + ": " +
+          E.Message;
+    EXPECT_EQ(E.Path, "bad.ttgir");
+  });
+  return Msg;
+}
+
+const Operation *findOp(const TtgirModule &M, StringRef Name, unsigned Line) {
+  for (const Operation *Op : M.ops())
+    if (Op->Name == Name && Op->Line == Line)
+      return Op;
+  return nullptr;
+}
+
+} // namespace
+
+TEST(Ttgir, EveryCorpusFileParsesWithAllOpsAndRegions) {
+  std::vector<std::string> Files = allTtgirFiles();
+  ASSERT_GE(Files.size(), 24u);
+  for (const std::string &F : Files) {
+    SCOPED_TRACE(F);
+    auto M = parseOk(F);
+    ASSERT_TRUE(M);
+    EXPECT_EQ(M->functions().size(), 1u);
+    std::vector<size_t> Expected = lineBasedOpCounts(M->text());
+    std::vector<size_t> Got;
+    for (const Region *R : M->regions())
+      Got.push_back(R->numOps());
+    EXPECT_EQ(Got, Expected);
+    size_t Total = 0;
+    for (size_t N : Expected)
+      Total += N;
+    EXPECT_EQ(M->ops().size(), Total + 1); // + the module op
+    for (const Operation *Op : M->ops()) {
+      // Every op has a location that resolves or is reported unknown, and
+      // every result has a type.
+      ASSERT_NE(Op->Loc, nullptr) << Op->Name.str() << " line " << Op->Line;
+      SourceStack S = resolveLocation(Op->Loc);
+      for (const SourceFrame &Fr : S.Frames) {
+        EXPECT_FALSE(Fr.File.empty());
+        EXPECT_GT(Fr.Line, 0u);
+      }
+      for (const Value *V : Op->Results)
+        EXPECT_NE(V->Ty, nullptr) << Op->Name.str() << " line " << Op->Line;
+      for (const Value *V : Op->Operands)
+        ASSERT_NE(V, nullptr);
+    }
+  }
+}
+
+TEST(Ttgir, ModuleAttributesAndAliases) {
+  auto M = parseOk(corpus("bundles/sm100/attn_fwd_d64_w8/attn_fwd.ttgir"));
+  ASSERT_TRUE(M);
+  EXPECT_EQ(M->numWarps(), 8);
+  EXPECT_EQ(M->threadsPerWarp(), 32);
+  EXPECT_EQ(M->numCtas(), 1);
+  EXPECT_EQ(M->target(), "cuda:100");
+  const Attribute *Lin = M->attributeAlias("#linear");
+  ASSERT_NE(Lin, nullptr);
+  EXPECT_TRUE(Lin->isDialect("ttg.linear"));
+  ASSERT_NE(Lin->get("warp"), nullptr);
+  EXPECT_EQ(Lin->get("warp")->Elements.size(), 3u);
+  const Attribute *Tmem = M->attributeAlias("#tmem");
+  ASSERT_NE(Tmem, nullptr);
+  EXPECT_EQ(Tmem->getInt("blockN"), 64);
+  EXPECT_EQ(Tmem->getInt("colStride"), 1);
+  EXPECT_EQ(Tmem->str(),
+            "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, "
+            "colStride = 1>");
+}
+
+TEST(Ttgir, TypesResolveAliasesToAttributes) {
+  auto M = parseOk(corpus("bundles/sm100/attn_fwd_d128/attn_fwd.ttgir"));
+  ASSERT_TRUE(M);
+  // %acc_74 = arith.truncf %p : tensor<128x64xf32, #linear> to
+  //           tensor<128x64xbf16, #linear>
+  const Operation *Trunc = findOp(*M, "arith.truncf", 144);
+  ASSERT_NE(Trunc, nullptr);
+  const Type *T = Trunc->resultType();
+  ASSERT_NE(T, nullptr);
+  EXPECT_EQ(T->K, Type::Kind::Tensor);
+  EXPECT_EQ(T->Shape, ArrayRef<int64_t>({128, 64}));
+  EXPECT_EQ(T->elementName(), "bf16");
+  EXPECT_EQ(T->elementBitWidth(), 16u);
+  EXPECT_EQ(T->Encoding, M->attributeAlias("#linear"));
+  // The slice encoding's parent is the #linear attribute itself.
+  const Operation *Cst = findOp(*M, "arith.constant", 37);
+  ASSERT_NE(Cst, nullptr);
+  const Attribute *Slice = Cst->resultType()->Encoding;
+  ASSERT_TRUE(Slice->isDialect("ttg.slice"));
+  EXPECT_EQ(Slice->get("parent"), M->attributeAlias("#linear"));
+  EXPECT_EQ(Slice->getInt("dim"), 1);
+  // Memory descriptors: encoding, memory space, mutability.
+  const Operation *Alloc = findOp(*M, "ttng.tmem_alloc", 145);
+  ASSERT_NE(Alloc, nullptr);
+  const Type *MD = Alloc->resultType();
+  EXPECT_EQ(MD->K, Type::Kind::MemDesc);
+  EXPECT_EQ(MD->Encoding, M->attributeAlias("#tmem1"));
+  ASSERT_NE(MD->MemorySpace, nullptr);
+  EXPECT_TRUE(MD->MemorySpace->isDialect("ttng.tensor_memory"));
+  EXPECT_TRUE(MD->Mutable);
+  // tt.load's result is the pointee of the pointer tensor.
+  const Operation *Load = findOp(*M, "tt.load", 102);
+  ASSERT_NE(Load, nullptr);
+  EXPECT_EQ(Load->resultType()->elementName(), "bf16");
+  EXPECT_EQ(Load->operandType(0)->elementName(), "ptr");
+  // arith.cmpi gives i1.
+  EXPECT_EQ(findOp(*M, "arith.cmpi", 95)->resultType()->Name, "i1");
+}
+
+TEST(Ttgir, RegionsLoopsAndDefUse) {
+  auto M = parseOk(corpus("bundles/sm100/attn_fwd_d128/attn_fwd.ttgir"));
+  ASSERT_TRUE(M);
+  const Operation *For = findOp(*M, "scf.for", 153);
+  ASSERT_NE(For, nullptr);
+  EXPECT_EQ(For->Results.size(), 7u);
+  EXPECT_EQ(For->Operands.size(), 3u + 7u); // lb, ub, step, 7 inits
+  ASSERT_EQ(For->Regions.size(), 1u);
+  const Block *Body = For->Regions[0]->Blocks[0];
+  ASSERT_EQ(Body->Args.size(), 8u); // induction variable + 7 iter_args
+  EXPECT_EQ(Body->Args[0]->Name, "acc_85");
+  EXPECT_EQ(Body->Args[0]->Ty->Name, "i32");
+  EXPECT_EQ(Body->Ops.back()->Name, "scf.yield");
+  // iter_arg %m_ij_86: init %m_ij_55, yields %m_ij_106, result %acc_79#0.
+  LoopCarried LC = loopCarried(*Body->Args[1]);
+  ASSERT_TRUE(LC.Init && LC.Yielded && LC.Result);
+  EXPECT_EQ(LC.Init->Name, "m_ij_55");
+  EXPECT_EQ(LC.Yielded->Name, "m_ij_106");
+  EXPECT_EQ(LC.Result->ref(), "%acc_79#0");
+  // %acc_79#1 is used once, by the tt.expand_dims after the loop.
+  ASSERT_EQ(For->Results[1]->Uses.size(), 1u);
+  EXPECT_EQ(For->Results[1]->Uses[0].User->Name, "tt.expand_dims");
+  EXPECT_EQ(For->Results[1]->Uses[0].User->Line, 226u);
+  // Ops in the loop have loop depth 1 and find their loop.
+  const Operation *Cvt = findOp(*M, "ttg.convert_layout", 195);
+  ASSERT_NE(Cvt, nullptr);
+  EXPECT_EQ(Cvt->loopDepth(), 1u);
+  EXPECT_EQ(Cvt->enclosingLoop(), For);
+  EXPECT_EQ(findOp(*M, "ttg.convert_layout", 134)->loopDepth(), 0u);
+  // tt.reduce (generic form): properties, one region with ^bb0 arguments,
+  // and its name scope does not leak (%m_ij_86 is reused by the loop).
+  const Operation *Red = findOp(*M, "tt.reduce", 112);
+  ASSERT_NE(Red, nullptr);
+  EXPECT_TRUE(Red->Generic);
+  ASSERT_NE(Red->attr("axis"), nullptr);
+  EXPECT_EQ(Red->attr("axis")->Int, 1);
+  const Block *Combine = Red->Regions[0]->Blocks[0];
+  EXPECT_EQ(Combine->Label, "bb0");
+  ASSERT_EQ(Combine->Args.size(), 2u);
+  EXPECT_EQ(Combine->Args[1]->Name, "m_ij_86");
+  EXPECT_NE(Combine->Args[1], Body->Args[1]);
+  EXPECT_EQ(Combine->Ops.front()->Operands[1], Combine->Args[1]);
+  // The block argument's own location.
+  SourceStack AS = resolveLocation(Combine->Args[0]->Loc);
+  ASSERT_EQ(AS.Frames.size(), 1u);
+  EXPECT_EQ(AS.Frames[0].Line, 58u);
+  // Def-use through the truncf into tmem_store (the fixed build's shape).
+  const Operation *Trunc = findOp(*M, "arith.truncf", 205);
+  ASSERT_NE(Trunc, nullptr);
+  ASSERT_EQ(Trunc->Results[0]->Uses.size(), 1u);
+  EXPECT_EQ(Trunc->Results[0]->Uses[0].User->Name, "ttng.tmem_store");
+  EXPECT_EQ(Trunc->Results[0]->Uses[0].OperandNo, 0u);
+  // Attribute dictionary after a region: scf.for {tt.num_stages = ...}.
+  auto MM = parseOk(corpus("bundles/sm90/tma_matmul_f16/tma_matmul.ttgir"));
+  ASSERT_TRUE(MM);
+  bool Found = false;
+  for (const Operation *Op : MM->ops())
+    if (Op->Name == "scf.for" && Op->attr("tt.num_stages")) {
+      Found = true;
+      EXPECT_EQ(Op->attr("tt.num_stages")->Int, 3);
+    }
+  EXPECT_TRUE(Found);
+}
+
+TEST(Ttgir, SourceLocations) {
+  auto M = parseOk(corpus("bundles/sm100/attn_fwd_d128/attn_fwd.ttgir"));
+  ASSERT_TRUE(M);
+  // loc(unknown): reported unknown, not an error.
+  const Operation *C = findOp(*M, "arith.constant", 31);
+  ASSERT_NE(C, nullptr);
+  EXPECT_TRUE(resolveLocation(C->Loc).unknown());
+  EXPECT_FALSE(userFrame(resolveLocation(C->Loc)).has_value());
+  // Name location: loc(#loc110) = loc("acc"(#loc34)), #loc34 = 65:41.
+  SourceStack S = resolveLocation(findOp(*M, "ttng.tmem_store", 146)->Loc);
+  ASSERT_EQ(S.Frames.size(), 1u);
+  EXPECT_EQ(formatFrame(S.Frames[0]), "/src/kernels/triton_kernels.py:65:41");
+  EXPECT_EQ(S.Frames[0].Name, "acc");
+  // Call site: the reduce is in standard.py, called from the kernel (the
+  // whole stack is kept; the user frame is the kernel line).
+  SourceStack R = resolveLocation(findOp(*M, "tt.reduce", 112)->Loc);
+  ASSERT_EQ(R.Frames.size(), 2u);
+  EXPECT_TRUE(
+      StringRef(R.Frames[0].File).ends_with("triton/language/standard.py"));
+  EXPECT_EQ(R.Frames[0].Line, 191u);
+  EXPECT_EQ(formatFrame(R.Frames[1]), "/src/kernels/triton_kernels.py:58:42");
+  EXPECT_EQ(R.Frames[1].Name, "m_ij");
+  auto U = userFrame(R);
+  ASSERT_TRUE(U);
+  EXPECT_EQ(U->Line, 58u);
+  auto U2 = userFrame(R, "/src/kernels");
+  ASSERT_TRUE(U2);
+  EXPECT_EQ(U2->Column, 42u);
+  EXPECT_FALSE(userFrame(R, "/elsewhere").has_value());
+  // Nested call sites: #loc139 = callsite(#loc41 at #loc134),
+  // #loc134 = callsite(#loc39 at #loc115): three frames.
+  const Operation *Max = findOp(*M, "arith.maxnumf", 114);
+  ASSERT_NE(Max, nullptr);
+  SourceStack N = resolveLocation(Max->Loc);
+  ASSERT_EQ(N.Frames.size(), 3u);
+  EXPECT_EQ(N.Frames[0].Line, 170u);
+  EXPECT_EQ(N.Frames[1].Line, 191u);
+  EXPECT_EQ(N.Frames[2].Line, 58u);
+  EXPECT_EQ(userFrame(N)->Line, 58u);
+}
+
+TEST(Ttgir, UnknownOpsAttributesAndDialectsAreKept) {
+  const char *Text = R"(#foo = #acme.thing<"opaque" stuff [1, 2]>
+#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-warps" = 4 : i32, acme.flag} {
+  tt.func @k(%a: i32 loc(unknown), %p: !tt.ptr<f32>) {
+    %0 = acme.frob %a, %a {mode = #foo, n = array<i32: 1, 2>, f = 1.5 : f32} : i32, i32 -> !acme.box<i32>
+    %1:2 = "acme.pair"(%0) <{k = dense<0> : tensor<2xi32>}> : (!acme.box<i32>) -> (i32, i64)
+    %2 = ttg.warp_specialize(%1#0) attributes {requestedRegisters = array<i32: 24>}
+    default {
+      ttg.warp_yield %1#1 : i64
+    }
+    partition0(%arg0: i32) num_warps(4) {
+      %3 = arith.addi %arg0, %arg0 : i32
+      ttg.warp_return
+    } : (i32) -> i64
+    %4 = scf.while (%x = %a) : (i32) -> i32 {
+      %c = arith.cmpi slt, %x, %a : i32
+      scf.condition(%c) %x : i32
+    } do {
+    ^bb0(%y: i32):
+      scf.yield %y : i32
+    }
+    %5 = scf.if %c2 -> (i32) {
+      scf.yield %a : i32
+    } else {
+      scf.yield %4 : i32
+    }
+    %c2 = arith.constant true
+    tt.return
+  }
+}
+)";
+  auto M = parseTtgirText(Text, "unknown.ttgir");
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  const TtgirModule &Mod = **M;
+  ASSERT_NE(Mod.module()->attr("acme.flag"), nullptr);
+  EXPECT_EQ(Mod.module()->attr("acme.flag")->K, Attribute::Kind::Unit);
+  const Attribute *Foo = Mod.attributeAlias("#foo");
+  ASSERT_NE(Foo, nullptr);
+  EXPECT_EQ(Foo->K, Attribute::Kind::Dialect);
+  EXPECT_EQ(Foo->OpaqueBody, "\"opaque\" stuff [1, 2]");
+  const Operation *Frob = findOp(Mod, "acme.frob", 5);
+  ASSERT_NE(Frob, nullptr);
+  EXPECT_EQ(Frob->Operands.size(), 2u);
+  EXPECT_EQ(Frob->attr("mode"), Foo);
+  EXPECT_EQ(Frob->attr("n")->Elements.size(), 2u);
+  EXPECT_EQ(Frob->attr("f")->Float, 1.5);
+  EXPECT_EQ(Frob->resultType()->K, Type::Kind::Other);
+  EXPECT_EQ(Frob->resultType()->Text, "!acme.box<i32>");
+  const Operation *Pair = findOp(Mod, "acme.pair", 6);
+  ASSERT_NE(Pair, nullptr);
+  EXPECT_TRUE(Pair->Generic);
+  EXPECT_EQ(Pair->Results.size(), 2u);
+  EXPECT_EQ(Pair->resultType(1)->Name, "i64");
+  EXPECT_EQ(Pair->attr("k")->K, Attribute::Kind::Opaque);
+  // warp_specialize over several lines: default + one partition region with
+  // its own arguments and name scope.
+  const Operation *WS = findOp(Mod, "ttg.warp_specialize", 7);
+  ASSERT_NE(WS, nullptr);
+  ASSERT_EQ(WS->Regions.size(), 2u);
+  EXPECT_EQ(WS->Regions[1]->Blocks[0]->Args.size(), 1u);
+  EXPECT_EQ(WS->resultType()->Name, "i64");
+  EXPECT_EQ(WS->Operands.size(), 1u);
+  // scf.while: before region with header args, after region with ^bb0.
+  const Operation *While = findOp(Mod, "scf.while", 15);
+  ASSERT_NE(While, nullptr);
+  ASSERT_EQ(While->Regions.size(), 2u);
+  EXPECT_EQ(While->Regions[0]->Blocks[0]->Args[0]->Ty->Name, "i32");
+  EXPECT_EQ(While->Regions[1]->Blocks[0]->Args[0]->Name, "y");
+  EXPECT_TRUE(While->isLoop());
+  EXPECT_EQ(findOp(Mod, "arith.cmpi", 16)->loopDepth(), 1u);
+  // scf.if with else, and a forward reference to %c2 (graph-like order is
+  // accepted; the value resolves).
+  const Operation *If = findOp(Mod, "scf.if", 22);
+  ASSERT_NE(If, nullptr);
+  EXPECT_EQ(If->Regions.size(), 2u);
+  EXPECT_EQ(If->resultType()->Name, "i32");
+  ASSERT_NE(If->Operands[0], nullptr);
+  EXPECT_EQ(If->Operands[0]->Name, "c2");
+  EXPECT_EQ(If->Operands[0]->Ty->Name, "i1");
+}
+
+TEST(Ttgir, BadInputIsAnInputErrorWithLine) {
+  // Unbalanced region: the loop body is never closed.
+  EXPECT_EQ(parseError("module {\n"
+                       "  tt.func @k(%a: i32) {\n"
+                       "    scf.for %i = %a to %a step %a  : i32 {\n"
+                       "      %0 = arith.addi %i, %i : i32\n"),
+            "5:1: unbalanced region: the '{' opened at line 3, column 42 is "
+            "never closed");
+  // A '}' with nothing open.
+  EXPECT_EQ(parseError("module {\n}\n}\n"),
+            "3:1: unexpected '}': no region is open here");
+  // Unbalanced parenthesis on an op line.
+  EXPECT_EQ(parseError("module {\n  tt.func @k(%a: i32 {\n  }\n}\n"),
+            "2:13: unbalanced '(': not closed on its line");
+  // Use of an undefined value, and of a value from a sibling region.
+  EXPECT_EQ(parseError("module {\n  tt.func @k(%a: i32) {\n"
+                       "    %0 = arith.addi %a, %b : i32\n  }\n}\n"),
+            "3:25: use of undefined value %b");
+  EXPECT_EQ(parseError("module {\n  tt.func @k(%a: i1) {\n"
+                       "    scf.if %a {\n      %x = arith.constant 1 : i32\n"
+                       "    }\n    %y = arith.addi %x, %x : i32\n  }\n}\n"),
+            "6:21: use of undefined value %x");
+  // Redefinition, undefined alias, unknown result index.
+  EXPECT_EQ(parseError("module {\n  tt.func @k(%a: i32) {\n"
+                       "    %0 = arith.addi %a, %a : i32\n"
+                       "    %0 = arith.addi %a, %a : i32\n  }\n}\n"),
+            "4:5: redefinition of value %0");
+  EXPECT_EQ(parseError("module {\n  tt.func @k(%a: i32) {\n"
+                       "    %0 = arith.addi %a, %a : tensor<4xi32, #nope>\n"
+                       "  }\n}\n"),
+            "3:44: use of undefined attribute alias #nope");
+  EXPECT_EQ(parseError("#a = #b\nmodule {\n}\n"),
+            "1:6: use of undefined attribute alias #b");
+  EXPECT_EQ(parseError("module {\n  tt.func @k(%a: i32) {\n"
+                       "    %0:2 = \"x.y\"(%a) : (i32) -> (i32, i32)\n"
+                       "    %1 = arith.addi %0#2, %a : i32\n  }\n}\n"),
+            "4:21: %0 has 2 results; #2 does not exist");
+  EXPECT_EQ(parseError("module {\n  tt.func @k(%a: i32) {\n"
+                       "    tt.return loc(#loc9)\n  }\n}\n"),
+            "3:19: use of undefined location alias #loc9");
+  EXPECT_EQ(parseError("#loc = loc(\"f.py\":1:2)\n"), "1:1: no 'module' "
+                                                      "operation in the "
+                                                      "file");
+  // An attribute dictionary that does not close.
+  EXPECT_EQ(parseError("module attributes {a = 1 : i32 {\n}\n"),
+            "1:32: expected ',' or '}' in attribute dictionary");
+}
+
+TEST(Ttgir, ErrorsDoNotStopOtherFiles) {
+  // A bad kernel among good ones: each file is parsed on its own, so the
+  // failure names its file and the others are unaffected.
+  SmallString<128> Dir;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("gestell-ttgir", Dir));
+  std::string Bad = (Dir + "/bad.ttgir").str();
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Bad, EC);
+    ASSERT_FALSE(EC);
+    OS << "module {\n  tt.func @k() {\n";
+  }
+  std::vector<std::string> Files = {corpus("bundles/sm80/vadd/vadd.ttgir"), Bad,
+                                    corpus("bundles/sm90/vadd/vadd.ttgir")};
+  unsigned Ok = 0, Failed = 0;
+  for (const std::string &F : Files) {
+    auto M = parseTtgir(F);
+    if (M) {
+      ++Ok;
+      continue;
+    }
+    ++Failed;
+    std::string Msg = toString(M.takeError());
+    EXPECT_TRUE(StringRef(Msg).starts_with(Bad + ":3:1: unbalanced region"))
+        << Msg;
+  }
+  EXPECT_EQ(Ok, 2u);
+  EXPECT_EQ(Failed, 1u);
+  sys::fs::remove(Bad);
+  sys::fs::remove(Dir);
+}
