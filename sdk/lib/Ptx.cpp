@@ -1,9 +1,781 @@
-//===- Ptx.cpp - PTX parser (placeholder) ---------------------------------===//
+//===- Ptx.cpp - PTX view: module helpers and the scanner -----------------===//
+//
+// A hand-written scanner over the mapped file: one pass, pointers into the
+// buffer, memchr for line and statement ends, no regexes and no per-line
+// copies. Statements, not lines, are the unit (inline asm may put several on
+// one line, and a call's operands may span lines).
+//
+//===----------------------------------------------------------------------===//
 #include "gestell/Ptx.h"
+#include "TextScan.h"
+
 #include "gestell/Error.h"
+#include "gestell/Input.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace llvm;
+using namespace gestell::scan;
 
 namespace gestell {
-llvm::Expected<std::unique_ptr<PtxModule>> parsePtx(llvm::StringRef Path) {
-  return inputError(Path, "PTX parsing is not available in this build");
+
+SmallVector<StringRef, 4> PtxInstruction::operands() const {
+  SmallVector<StringRef, 4> Out;
+  int Depth = 0;
+  size_t Start = 0;
+  for (size_t I = 0; I < Operands.size(); ++I) {
+    char C = Operands[I];
+    if (C == '{' || C == '[' || C == '(')
+      ++Depth;
+    else if ((C == '}' || C == ']' || C == ')') && Depth > 0)
+      --Depth;
+    else if (C == ',' && Depth == 0) {
+      Out.push_back(Operands.slice(Start, I).trim());
+      Start = I + 1;
+    }
+  }
+  StringRef Last = Operands.substr(Start).trim();
+  if (!Last.empty() || !Out.empty())
+    Out.push_back(Last);
+  return Out;
 }
+
+std::string PtxModule::describe(DebugLoc L) const {
+  if (!L.isValid() || L.File >= Files.size() || Files[L.File].empty())
+    return "";
+  std::string S = Files[L.File] + ":" + std::to_string(L.Line);
+  if (L.Column)
+    S += ":" + std::to_string(L.Column);
+  return S;
+}
+
+size_t PtxModule::instructionCount() const {
+  size_t N = 0;
+  for (const PtxFunction &F : Functions)
+    N += F.Instructions.size();
+  return N;
+}
+
+namespace {
+
+/// Label characters (PTX identifiers without '%', which labels never use).
+inline bool isLabelChar(char C) {
+  return isAlpha(C) || isDigit(C) || C == '_' || C == '$';
+}
+
+inline bool startsWith(const char *P, const char *End, StringRef S) {
+  return static_cast<size_t>(End - P) >= S.size() &&
+         std::memcmp(P, S.data(), S.size()) == 0;
+}
+
+class PtxScanner {
+public:
+  PtxScanner(PtxModule &M, StringRef Path)
+      : M(M), Path(Path), Buf(M.Buffer->getBuffer()), Cur(Buf.begin()),
+        End(Buf.end()), LineStart(Cur) {}
+
+  Error run();
+
+private:
+  PtxModule &M;
+  StringRef Path;
+  StringRef Buf;
+  const char *Cur;
+  const char *End;
+  const char *LineStart;
+  uint32_t Line = 1;
+
+  // Function being parsed.
+  struct PendingBranch {
+    uint32_t Inst;
+    StringRef Name;
+    uint32_t Scope;
+    uint32_t Line, Column;
+  };
+  struct BranchTargets {
+    StringRef Name; ///< the label that names the list
+    uint32_t Scope;
+    StringRef List; ///< "L1, L2, L3"
+  };
+  std::vector<PtxInstruction> Insts; ///< scratch, reused per function
+  std::vector<PtxLabel> Labels;
+  std::vector<PendingBranch> Branches;
+  std::vector<BranchTargets> Tables;
+  std::vector<uint32_t> ScopeParent;
+  std::vector<uint32_t> LabelOrder; ///< Labels sorted by (name, scope)
+  DebugLoc CurLoc;
+  bool InlineAsm = false;
+  bool LastWasLabel = false;
+
+  uint32_t column(const char *P) const { return P - LineStart + 1; }
+
+  Error errorAt(const char *P, const Twine &Msg) const {
+    return inputError(Path, Line, column(P), Msg);
+  }
+  Error errorAtLine(uint32_t L, uint32_t C, const Twine &Msg) const {
+    return inputError(Path, L, C, Msg);
+  }
+
+  void newline() {
+    ++Line;
+    LineStart = ++Cur;
+  }
+
+  /// Skips blanks and newlines.
+  void skipSpace() {
+    while (Cur < End) {
+      char C = *Cur;
+      if (isBlank(C))
+        ++Cur;
+      else if (C == '\n')
+        newline();
+      else
+        break;
+    }
+  }
+  void skipBlanks() {
+    while (Cur < End && isBlank(*Cur))
+      ++Cur;
+  }
+  void skipToLineEnd() { Cur = lineEnd(Cur, End); }
+
+  /// At "/*": skips the comment, counting lines.
+  Error skipBlockComment() {
+    const char *Open = Cur;
+    uint32_t OpenLine = Line, OpenCol = column(Open);
+    Cur += 2;
+    while (Cur < End) {
+      if (*Cur == '*' && Cur + 1 < End && Cur[1] == '/') {
+        Cur += 2;
+        return Error::success();
+      }
+      if (*Cur == '\n')
+        newline();
+      else
+        ++Cur;
+    }
+    return errorAtLine(OpenLine, OpenCol, "unterminated '/*' comment");
+  }
+
+  /// At '/': a comment of either kind; anything else is an error.
+  Error skipComment() {
+    if (Cur + 1 < End && Cur[1] == '/') {
+      skipToLineEnd();
+      return Error::success();
+    }
+    if (Cur + 1 < End && Cur[1] == '*')
+      return skipBlockComment();
+    return errorAt(Cur, "expected a comment after '/'");
+  }
+
+  /// Skips blanks, newlines and comments.
+  Error skipTrivia() {
+    for (;;) {
+      skipSpace();
+      if (Cur < End && *Cur == '/') {
+        if (Error E = skipComment())
+          return E;
+        continue;
+      }
+      return Error::success();
+    }
+  }
+
+  StringRef readWord() {
+    const char *B = Cur;
+    while (Cur < End && !isSpace(*Cur) && *Cur != ';' && *Cur != ',' &&
+           *Cur != '(' && *Cur != ')' && *Cur != '{' && *Cur != '}' &&
+           *Cur != '/')
+      ++Cur;
+    return StringRef(B, Cur - B);
+  }
+
+  /// Finds the ';' that ends the statement at Cur, skipping comments and
+  /// counting lines; Cur is left after it and [Cur0, semicolon) returned.
+  Expected<StringRef> statementTail(const char *StmtStart) {
+    const char *B = Cur;
+    // Fast path: the ';' is on this line and no comment comes before it.
+    const char *LE = lineEnd(Cur, End);
+    const void *Semi = memchr(Cur, ';', LE - Cur);
+    if (Semi) {
+      const char *S = static_cast<const char *>(Semi);
+      if (!memchr(Cur, '/', S - Cur)) {
+        Cur = S + 1;
+        return StringRef(B, S - B);
+      }
+    }
+    uint32_t L0 = Line, C0 = column(StmtStart);
+    while (Cur < End) {
+      char C = *Cur;
+      if (C == ';') {
+        StringRef Tail(B, Cur - B);
+        ++Cur;
+        return Tail;
+      }
+      if (C == '\n') {
+        newline();
+        continue;
+      }
+      if (C == '/' && Cur + 1 < End && (Cur[1] == '/' || Cur[1] == '*')) {
+        if (Error E = skipComment())
+          return E;
+        continue;
+      }
+      ++Cur;
+    }
+    return errorAtLine(L0, C0, "expected ';' to end this statement");
+  }
+
+  Error topLevel();
+  Error directiveAtTop();
+  Error parseFile();
+  Error parseLoc();
+  Error skipSection(const char *Start);
+  Error skipBalanced(char Open, char Close);
+  Error functionHeader(bool IsEntry, uint32_t HeaderLine);
+  Error functionBody(PtxFunction &F);
+  Error bodyDirective(uint32_t Scope);
+  Error instruction(const char *Start, uint32_t Scope);
+  Error finishFunction(PtxFunction &F);
+  uint32_t findLabel(StringRef Name, uint32_t Scope) const;
+};
+
+Error PtxScanner::run() {
+  if (Error E = checkText(Buf, Path))
+    return E;
+  M.Files.assign(1, std::string());
+  Insts.reserve(std::count(Buf.begin(), Buf.end(), ';'));
+  for (;;) {
+    if (Error E = skipTrivia())
+      return E;
+    if (Cur >= End)
+      break;
+    if (*Cur != '.')
+      return errorAt(Cur, "expected a PTX directive at top level");
+    if (Error E = directiveAtTop())
+      return E;
+  }
+  if (M.Version.empty())
+    return inputError(Path, "not PTX: no .version directive");
+  return Error::success();
+}
+
+Error PtxScanner::skipBalanced(char Open, char Close) {
+  uint32_t L0 = Line, C0 = column(Cur);
+  int Depth = 0;
+  while (Cur < End) {
+    char C = *Cur;
+    if (C == '\n') {
+      newline();
+      continue;
+    }
+    if (C == '/' && Cur + 1 < End && (Cur[1] == '/' || Cur[1] == '*')) {
+      if (Error E = skipComment())
+        return E;
+      continue;
+    }
+    if (C == '"') { // strings may hold brackets
+      const char *Q = Cur + 1;
+      while (Q < End && *Q != '"' && *Q != '\n')
+        ++Q;
+      Cur = Q < End && *Q == '"' ? Q + 1 : Q;
+      continue;
+    }
+    ++Cur;
+    if (C == Open)
+      ++Depth;
+    else if (C == Close && --Depth == 0)
+      return Error::success();
+  }
+  return errorAtLine(L0, C0,
+                     Twine("unbalanced '") + Twine(Open) + "': no matching '" +
+                         Twine(Close) + "' before the end of the file");
+}
+
+/// `.section NAME { ... }`: DWARF tables Triton's PTX carries. Skipped line
+/// by line; only braces outside comments count.
+Error PtxScanner::skipSection(const char *Start) {
+  uint32_t L0 = Line, C0 = column(Start);
+  int Depth = 0;
+  bool Opened = false;
+  while (Cur < End) {
+    const char *LE = lineEnd(Cur, End);
+    const char *Stop = LE;
+    if (const void *S = memchr(Cur, '/', LE - Cur))
+      Stop = static_cast<const char *>(S);
+    for (const char *P = Cur; P < Stop; ++P) {
+      if (*P == '{') {
+        ++Depth;
+        Opened = true;
+      } else if (*P == '}' && --Depth == 0 && Opened) {
+        Cur = P + 1;
+        return Error::success();
+      }
+    }
+    Cur = LE;
+    if (Cur < End)
+      newline();
+  }
+  return errorAtLine(L0, C0,
+                     "unterminated .section: no closing '}' before the end "
+                     "of the file");
+}
+
+Error PtxScanner::parseFile() {
+  // .file N "name" [, timestamp, size]
+  skipBlanks();
+  uint32_t Index;
+  const char *P = Cur;
+  if (!parseDecimal(P, End, Index) || Index == 0 || Index > (1u << 20))
+    return errorAt(Cur, "expected a file index (1 to 1048576) after .file");
+  Cur = P;
+  skipBlanks();
+  if (Cur >= End || *Cur != '"')
+    return errorAt(Cur, "expected a quoted file name after the .file index");
+  const char *NameBegin = ++Cur;
+  const char *LE = lineEnd(Cur, End);
+  const void *Q = memchr(Cur, '"', LE - Cur);
+  if (!Q)
+    return errorAt(NameBegin - 1, "unterminated file name string");
+  const char *NameEnd = static_cast<const char *>(Q);
+  if (M.Files.size() <= Index)
+    M.Files.resize(Index + 1);
+  M.Files[Index].assign(NameBegin, NameEnd);
+  Cur = LE;
+  return Error::success();
+}
+
+/// `.loc F L C [, function_name X] [, inlined_at F L C]  // comment`.
+Error PtxScanner::parseLoc() {
+  PtxLocDirective D;
+  D.Line = Line;
+  const char *LE = lineEnd(Cur, End);
+  auto Three = [&](DebugLoc &Out) {
+    skipBlanks();
+    const char *P = Cur;
+    if (!parseDecimal(P, LE, Out.File))
+      return false;
+    while (P < LE && isBlank(*P))
+      ++P;
+    if (!parseDecimal(P, LE, Out.Line))
+      return false;
+    while (P < LE && isBlank(*P))
+      ++P;
+    if (!parseDecimal(P, LE, Out.Column))
+      return false;
+    Cur = P;
+    return true;
+  };
+  const char *Start = Cur;
+  if (!Three(D.Loc))
+    return errorAt(Start, "expected 'file line column' after .loc");
+  // Optional attributes up to the comment.
+  const char *CommentAt = LE;
+  if (const void *S = memchr(Cur, '/', LE - Cur))
+    CommentAt = static_cast<const char *>(S);
+  StringRef Attrs(Cur, CommentAt - Cur);
+  size_t In = Attrs.find("inlined_at");
+  if (In != StringRef::npos) {
+    Cur += In + strlen("inlined_at");
+    const char *Before = Cur;
+    if (!Three(D.InlinedAt))
+      return errorAt(Before, "expected 'file line column' after inlined_at");
+  }
+  if (CommentAt + 1 < LE && CommentAt[1] == '/')
+    D.Comment = trim(CommentAt + 2, LE);
+  Cur = LE;
+  CurLoc = D.Loc;
+  M.Locs.push_back(D);
+  return Error::success();
+}
+
+Error PtxScanner::directiveAtTop() {
+  const char *Start = Cur;
+  uint32_t StartLine = Line;
+  StringRef Word = readWord();
+  if (Word == ".version" || Word == ".target" || Word == ".address_size") {
+    skipBlanks();
+    const char *LE = lineEnd(Cur, End);
+    const char *Stop = LE;
+    if (const void *S = memchr(Cur, '/', LE - Cur))
+      Stop = static_cast<const char *>(S);
+    StringRef Value = trim(Cur, Stop);
+    if (Value.empty())
+      return errorAt(Start, "expected a value after " + Word);
+    if (Word == ".version")
+      M.Version = Value;
+    else if (Word == ".target")
+      M.Target = Value;
+    else
+      M.AddressSize = Value;
+    Cur = LE;
+    return Error::success();
+  }
+  if (Word == ".file")
+    return parseFile();
+  if (Word == ".loc")
+    return parseLoc();
+  if (Word == ".section")
+    return skipSection(Start);
+  // Linking directives and attributes before .entry/.func or a variable.
+  for (;;) {
+    if (Word == ".entry" || Word == ".func") {
+      if (M.Version.empty())
+        return errorAt(Start, "expected .version before the first function");
+      return functionHeader(Word == ".entry", StartLine);
+    }
+    if (Error E = skipTrivia())
+      return E;
+    if (Cur >= End || *Cur != '.')
+      break;
+    Word = readWord();
+  }
+  // A variable or another declaration: up to ';' (initializers may hold
+  // braces and span lines).
+  while (Cur < End) {
+    char C = *Cur;
+    if (C == ';') {
+      ++Cur;
+      return Error::success();
+    }
+    if (C == '{' || C == '(') {
+      if (Error E = skipBalanced(C, C == '{' ? '}' : ')'))
+        return E;
+      continue;
+    }
+    if (C == '\n') {
+      newline();
+      continue;
+    }
+    if (C == '/' && Cur + 1 < End && (Cur[1] == '/' || Cur[1] == '*')) {
+      if (Error E = skipComment())
+        return E;
+      continue;
+    }
+    if (C == '}' || C == ')')
+      return errorAt(Cur, Twine("unexpected '") + Twine(C) + "'");
+    ++Cur;
+  }
+  return inputError(Path, StartLine, column(Start),
+                    "expected ';' to end this declaration");
+}
+
+Error PtxScanner::functionHeader(bool IsEntry, uint32_t HeaderLine) {
+  if (Error E = skipTrivia())
+    return E;
+  if (Cur < End && *Cur == '(') { // .func (.param ...) name
+    if (Error E = skipBalanced('(', ')'))
+      return E;
+    if (Error E = skipTrivia())
+      return E;
+  }
+  const char *NameStart = Cur;
+  while (Cur < End && (isLabelChar(*Cur) || *Cur == '.' || *Cur == '%'))
+    ++Cur;
+  if (Cur == NameStart)
+    return errorAt(Cur, "expected a function name");
+  StringRef Name(NameStart, Cur - NameStart);
+  for (;;) {
+    if (Error E = skipTrivia())
+      return E;
+    if (Cur >= End)
+      return inputError(Path, HeaderLine, 0,
+                        "function '" + Name +
+                            "' has no body: the file ends in its header");
+    char C = *Cur;
+    if (C == '(') {
+      if (Error E = skipBalanced('(', ')'))
+        return E;
+    } else if (C == '.') { // .reqntid 128, .maxnreg 255, .noreturn, ...
+      skipToLineEnd();
+    } else if (C == ';') { // a declaration (prototype)
+      ++Cur;
+      return Error::success();
+    } else if (C == '{') {
+      break;
+    } else {
+      return errorAt(Cur, "expected '{' to open the body of '" + Name + "'");
+    }
+  }
+  M.Functions.emplace_back();
+  PtxFunction &F = M.Functions.back();
+  F.Name = Name;
+  F.IsEntry = IsEntry;
+  F.Line = HeaderLine;
+  return functionBody(F);
+}
+
+uint32_t PtxScanner::findLabel(StringRef Name, uint32_t Scope) const {
+  // LabelOrder sorts label indices by (name, scope); walk the scope chain
+  // outwards and take the first definition in the nearest scope.
+  for (uint32_t S = Scope;; S = ScopeParent[S]) {
+    auto It = std::lower_bound(
+        LabelOrder.begin(), LabelOrder.end(), std::make_pair(Name, S),
+        [&](uint32_t I, const std::pair<StringRef, uint32_t> &Key) {
+          const PtxLabel &L = Labels[I];
+          return L.Name < Key.first ||
+                 (L.Name == Key.first && L.Scope < Key.second);
+        });
+    if (It != LabelOrder.end() && Labels[*It].Name == Name &&
+        Labels[*It].Scope == S)
+      return Labels[*It].Instruction;
+    if (S == 0)
+      return NoIndex;
+  }
+}
+
+Error PtxScanner::functionBody(PtxFunction &F) {
+  uint32_t OpenLine = Line;
+  ++Cur; // '{'
+  Insts.clear();
+  Labels.clear();
+  Branches.clear();
+  Tables.clear();
+  ScopeParent.assign(1, 0);
+  CurLoc = DebugLoc();
+  InlineAsm = false;
+  LastWasLabel = false;
+  SmallVector<uint32_t, 8> Scopes{0};
+  for (;;) {
+    skipSpace();
+    if (Cur >= End)
+      return inputError(Path, OpenLine, 0,
+                        "the body of '" + F.Name +
+                            "' is not closed: the file ends inside it");
+    const char *Start = Cur;
+    char C = *Cur;
+    if (C == '/') {
+      if (Cur + 1 < End && Cur[1] == '/') {
+        // "// begin inline asm" / "// end inline asm"
+        const char *P = Cur + 2;
+        while (P < End && isBlank(*P))
+          ++P;
+        if (startsWith(P, End, "begin inline asm"))
+          InlineAsm = true;
+        else if (startsWith(P, End, "end inline asm"))
+          InlineAsm = false;
+        skipToLineEnd();
+        continue;
+      }
+      if (Error E = skipComment())
+        return E;
+      continue;
+    }
+    if (C == '{') {
+      ++Cur;
+      uint32_t Id = ScopeParent.size();
+      ScopeParent.push_back(Scopes.back());
+      Scopes.push_back(Id);
+      LastWasLabel = false;
+      continue;
+    }
+    if (C == '}') {
+      ++Cur;
+      Scopes.pop_back();
+      if (Scopes.empty())
+        return finishFunction(F);
+      LastWasLabel = false;
+      continue;
+    }
+    if (C == '.') {
+      if (Error E = bodyDirective(Scopes.back()))
+        return E;
+      continue;
+    }
+    if (C == '@' || isLabelChar(C)) {
+      if (C != '@') {
+        // A label is an identifier followed by ':' (not "::").
+        const char *P = Cur;
+        while (P < End && isLabelChar(*P))
+          ++P;
+        const char *Q = P;
+        while (Q < End && isBlank(*Q))
+          ++Q;
+        if (Q < End && *Q == ':' && !(Q + 1 < End && Q[1] == ':')) {
+          PtxLabel L;
+          L.Name = StringRef(Cur, P - Cur);
+          L.Instruction = Insts.size();
+          L.Line = Line;
+          L.Scope = Scopes.back();
+          Labels.push_back(L);
+          Cur = Q + 1;
+          LastWasLabel = true;
+          continue;
+        }
+      }
+      if (Error E = instruction(Start, Scopes.back()))
+        return E;
+      LastWasLabel = false;
+      continue;
+    }
+    if (C == ';') { // empty statement
+      ++Cur;
+      continue;
+    }
+    return errorAt(Cur, "expected an instruction, label or directive");
+  }
+}
+
+Error PtxScanner::bodyDirective(uint32_t Scope) {
+  const char *Start = Cur;
+  StringRef Word = readWord();
+  if (Word == ".loc") {
+    LastWasLabel = false;
+    return parseLoc();
+  }
+  if (Word == ".file")
+    return parseFile();
+  Expected<StringRef> Tail = statementTail(Start);
+  if (!Tail)
+    return Tail.takeError();
+  if (Word == ".branchtargets" && LastWasLabel && !Labels.empty())
+    Tables.push_back({Labels.back().Name, Scope, Tail->trim()});
+  LastWasLabel = false;
+  return Error::success();
+}
+
+Error PtxScanner::instruction(const char *Start, uint32_t Scope) {
+  PtxInstruction I;
+  I.InInlineAsm = InlineAsm;
+  I.Loc = CurLoc;
+  if (*Cur == '@') {
+    ++Cur;
+    if (Cur < End && *Cur == '!') {
+      I.PredicateNegated = true;
+      ++Cur;
+    }
+    const char *P = Cur;
+    while (Cur < End && (isLabelChar(*Cur) || *Cur == '%'))
+      ++Cur;
+    if (Cur == P)
+      return errorAt(Start, "expected a predicate register after '@'");
+    I.Predicate = StringRef(P, Cur - P);
+    skipBlanks();
+    if (Cur >= End || !(isLabelChar(*Cur)))
+      return errorAt(Cur, "expected an opcode after the predicate");
+  }
+  const char *Op = Cur;
+  while (Cur < End && !isSpace(*Cur) && *Cur != ';' && *Cur != '{')
+    ++Cur;
+  I.Opcode = StringRef(Op, Cur - Op);
+  I.Line = Line;
+  I.Column = column(Op);
+  Expected<StringRef> Tail = statementTail(Op);
+  if (!Tail)
+    return Tail.takeError();
+  I.Operands = Tail->trim();
+
+  StringRef Base = I.baseOpcode();
+  uint32_t Index = Insts.size();
+  if (Base == "bra") {
+    I.Kind = Flow::Branch;
+    if (I.Operands.empty())
+      return errorAtLine(I.Line, I.Column,
+                         "expected a label after '" + I.Opcode + "'");
+    Branches.push_back({Index, I.operands().front(), Scope, I.Line, I.Column});
+  } else if (Base == "brx") {
+    I.Kind = Flow::IndirectBranch;
+    SmallVector<StringRef, 4> Ops = I.operands();
+    Branches.push_back({Index, Ops.size() > 1 ? Ops[1] : StringRef(), Scope,
+                        I.Line, I.Column});
+  } else if (Base == "call") {
+    I.Kind = Flow::Call;
+  } else if (Base == "ret") {
+    I.Kind = Flow::Return;
+  } else if (Base == "exit") {
+    I.Kind = Flow::Exit;
+  } else if (Base == "trap") {
+    I.Kind = Flow::Trap;
+  }
+  Insts.push_back(I);
+  return Error::success();
+}
+
+Error PtxScanner::finishFunction(PtxFunction &F) {
+  uint32_t N = Insts.size();
+  LabelOrder.resize(Labels.size());
+  for (uint32_t I = 0; I < Labels.size(); ++I)
+    LabelOrder[I] = I;
+  std::stable_sort(
+      LabelOrder.begin(), LabelOrder.end(), [&](uint32_t A, uint32_t B) {
+        const PtxLabel &X = Labels[A], &Y = Labels[B];
+        return X.Name < Y.Name || (X.Name == Y.Name && X.Scope < Y.Scope);
+      });
+  std::vector<Transfer> Transfers;
+  Transfers.reserve(Branches.size() + 8);
+  size_t BI = 0;
+  for (uint32_t I = 0; I < N; ++I) {
+    PtxInstruction &In = Insts[I];
+    if (In.Kind == Flow::None || In.Kind == Flow::Call)
+      continue;
+    Transfer T;
+    T.Inst = I;
+    T.Kind = In.Kind;
+    T.Conditional = !In.Predicate.empty();
+    if (In.Kind == Flow::Branch || In.Kind == Flow::IndirectBranch) {
+      const PendingBranch &B = Branches[BI++];
+      if (In.Kind == Flow::Branch) {
+        uint32_t Tgt = findLabel(B.Name, B.Scope);
+        if (Tgt == NoIndex)
+          return errorAtLine(B.Line, B.Column,
+                             "branch to undefined label '" + B.Name + "'");
+        In.Target = Tgt;
+        T.Targets.push_back(Tgt);
+      } else {
+        // brx.idx %r, TABLE: TABLE names a .branchtargets list.
+        for (uint32_t S = B.Scope;; S = ScopeParent[S]) {
+          auto It = std::find_if(Tables.begin(), Tables.end(),
+                                 [&](const BranchTargets &X) {
+                                   return X.Scope == S && X.Name == B.Name;
+                                 });
+          if (It != Tables.end()) {
+            SmallVector<StringRef, 8> Names;
+            It->List.split(Names, ',');
+            for (StringRef Nm : Names) {
+              uint32_t Tgt = findLabel(Nm.trim(), B.Scope);
+              if (Tgt == NoIndex)
+                return errorAtLine(B.Line, B.Column,
+                                   "branch table entry '" + Nm.trim() +
+                                       "' is not a label of this function");
+              T.Targets.push_back(Tgt);
+            }
+            break;
+          }
+          if (S == 0)
+            break;
+        }
+      }
+    }
+    Transfers.push_back(std::move(T));
+  }
+  F.Instructions.assign(Insts.begin(), Insts.end());
+  F.Labels = Labels;
+  F.CF = buildControlFlow(N, Transfers);
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<PtxModule>>
+parsePtx(std::unique_ptr<MemoryBuffer> Buffer, StringRef Path) {
+  auto M = std::make_unique<PtxModule>();
+  M->Path = Path.str();
+  M->Buffer = std::move(Buffer);
+  PtxScanner S(*M, Path);
+  if (Error E = S.run())
+    return E;
+  return M;
+}
+
+Expected<std::unique_ptr<PtxModule>> parsePtx(StringRef Path) {
+  auto Buf = openArtifact(Path, Content::Text);
+  if (!Buf)
+    return Buf.takeError();
+  return parsePtx(std::move(*Buf), Path);
+}
+
 } // namespace gestell

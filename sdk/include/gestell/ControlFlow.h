@@ -1,15 +1,28 @@
 //===- gestell/ControlFlow.h - Basic blocks and loops of a function -------===//
 //
-// One analysis shared by the PTX and SASS views: given a function's
-// instructions in order, with which ones are labels/branch targets, branches,
-// unconditional jumps and exits, compute basic blocks, back edges and natural
-// loops with nesting. PTX and SASS differ only in how they describe an
-// instruction (see BranchInfo).
+// One analysis shared by the PTX and SASS views: given the number of
+// instructions of a function and the instructions that transfer control
+// (branches, returns, exits, traps; see Transfer), compute basic blocks,
+// dominators, back edges and natural loops with nesting. PTX and SASS differ
+// only in how they say which instruction goes where.
+//
+// Rules (the same for both views):
+// - A block starts at instruction 0, at every branch target and after every
+//   instruction that transfers control (a predicated one included).
+// - Calls return, so they neither end a block nor add an edge.
+// - An indirect branch goes to its listed targets (PTX brx.idx with a
+//   .branchtargets list); with none known it has no successor, like an exit.
+// - A back edge is an edge U -> H where H dominates U (dominators computed
+//   from the entry block). Each header has one natural loop: H plus every
+//   block that reaches a latch without passing through H. Blocks that the
+//   entry cannot reach are in no loop (a self-branch after EXIT, say), and a
+//   cycle without a dominating header (irreducible) is not a loop.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_CONTROLFLOW_H
 #define GESTELL_CONTROLFLOW_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -19,34 +32,54 @@ namespace gestell {
 
 inline constexpr uint32_t NoIndex = UINT32_MAX;
 
+/// What an instruction does to control flow.
+enum class Flow : uint8_t {
+  None,           ///< falls through
+  Branch,         ///< jumps to a target known statically
+  IndirectBranch, ///< jumps through a register (brx.idx, BRX, JMX)
+  Call,           ///< calls and returns here: no edge, no block end
+  Return,         ///< ret, RET
+  Exit,           ///< exit, EXIT, KILL
+  Trap,           ///< trap, BPT.TRAP
+};
+
+/// Lowercase name of a Flow value ("branch", "indirect-branch", ...).
+const char *flowName(Flow F);
+
 struct BasicBlock {
   uint32_t Begin = 0; ///< first instruction index
   uint32_t End = 0;   ///< one past the last instruction index
   llvm::SmallVector<uint32_t, 2> Succs;
   llvm::SmallVector<uint32_t, 2> Preds;
   uint32_t Loop = NoIndex; ///< innermost loop holding this block
+  uint32_t Idom = NoIndex; ///< immediate dominator; NoIndex for the entry
+                           ///< and for unreachable blocks
+  bool Reachable = false;  ///< reachable from the entry block
 };
 
 /// A natural loop: a header, and the blocks that reach a back edge to it.
 struct Loop {
-  uint32_t Header = 0;                ///< block index
-  std::vector<uint32_t> Blocks;       ///< sorted block indices, header included
-  std::vector<uint32_t> Latches;      ///< blocks with a back edge to Header
-  uint32_t Parent = NoIndex;          ///< enclosing loop
-  unsigned Depth = 1;                 ///< 1 = outermost
+  uint32_t Header = 0;           ///< block index
+  std::vector<uint32_t> Blocks;  ///< sorted block indices, header included
+  std::vector<uint32_t> Latches; ///< sorted blocks with a back edge to Header
+  uint32_t Parent = NoIndex;     ///< enclosing loop
+  unsigned Depth = 1;            ///< 1 = outermost
 };
 
-/// How one instruction affects control flow.
-struct BranchInfo {
-  bool IsBranch = false;        ///< transfers control to Target
-  bool IsConditional = false;   ///< predicated branch: may fall through
-  bool IsTerminator = false;    ///< exit/ret/trap: no fall-through
-  uint32_t Target = NoIndex;    ///< instruction index of the target
+/// One control transfer, as the parsers describe it to buildControlFlow.
+struct Transfer {
+  uint32_t Inst = 0;        ///< instruction index
+  Flow Kind = Flow::Branch; ///< None and Call are ignored
+  bool Conditional = false; ///< predicated: may also fall through
+  /// Target instruction indices (Branch: one; IndirectBranch: the known
+  /// list, possibly empty). Targets outside the function are dropped.
+  llvm::SmallVector<uint32_t, 1> Targets;
 };
 
 struct ControlFlow {
   std::vector<BasicBlock> Blocks;
-  std::vector<Loop> Loops; ///< outer loops before the loops they hold
+  std::vector<Loop> Loops;       ///< preorder: outer loops before the loops
+                                 ///< they hold, siblings by header
   std::vector<uint32_t> BlockOf; ///< instruction index -> block index
 
   /// Loop depth of an instruction (0 = not in a loop).
@@ -54,11 +87,14 @@ struct ControlFlow {
   bool inLoop(uint32_t Inst) const { return loopDepth(Inst) > 0; }
   /// Innermost loop holding an instruction, or NoIndex.
   uint32_t loopOf(uint32_t Inst) const;
+  /// True when block A dominates block B (both reachable).
+  bool dominates(uint32_t A, uint32_t B) const;
 };
 
-/// Builds blocks and loops. Branch[i] describes instruction i; an
-/// instruction that is a branch target starts a block.
-ControlFlow buildControlFlow(const std::vector<BranchInfo> &Branch);
+/// Builds blocks and loops for a function of NumInsts instructions.
+/// Transfers must be sorted by Inst, at most one per instruction.
+ControlFlow buildControlFlow(uint32_t NumInsts,
+                             llvm::ArrayRef<Transfer> Transfers);
 
 } // namespace gestell
 

@@ -5,6 +5,17 @@
 // mapping. Text fields are StringRefs into the mapped file, which the module
 // owns; nothing is copied per instruction.
 //
+// What counts as an instruction: every statement in a function body that is
+// not a directive (.reg, .loc, ...), a label or a brace, including the ones
+// inside inline asm regions ("// begin inline asm" ... "// end inline asm"),
+// which are real PTX: several per region, `{ ... }` scopes with their own
+// .reg declarations and labels, several statements per line.
+//
+// Control flow: bra/bra.uni (branch), brx.idx (indirect, targets from its
+// .branchtargets list), call (call), ret (return), exit (exit), trap (trap).
+// Labels inside a `{ }` scope are local to it: Triton's mbarrier wait loops
+// reuse `waitLoop:` in every inline asm block.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_PTX_H
 #define GESTELL_PTX_H
@@ -34,50 +45,69 @@ struct DebugLoc {
 struct PtxInstruction {
   llvm::StringRef Predicate; ///< "%p2" for "@%p2" / "@!%p2", else empty
   bool PredicateNegated = false;
-  llvm::StringRef Opcode;    ///< with every modifier: "ldmatrix.sync.aligned.m8n8.x1.shared.b16"
+  bool InInlineAsm = false;  ///< between "// begin inline asm" and "// end
+                             ///< inline asm"
+  Flow Kind = Flow::None;    ///< what it does to control flow
+  llvm::StringRef Opcode;    ///< with every modifier:
+                             ///< "ldmatrix.sync.aligned.m8n8.x1.shared.b16"
   llvm::StringRef Operands;  ///< raw operand text, trimmed, without ';'
   uint32_t Line = 0;         ///< 1-based line of the opcode in the .ptx file
   uint32_t Column = 0;       ///< 1-based column of the opcode
   DebugLoc Loc;              ///< from the nearest preceding .loc
-  bool InInlineAsm = false;  ///< between "// begin inline asm" and "// end inline asm"
+  uint32_t Target = NoIndex; ///< branch: index of the target instruction
 
   /// Opcode up to the first '.': "ldmatrix".
   llvm::StringRef baseOpcode() const { return Opcode.split('.').first; }
-  /// Operands split at top-level commas (braces and brackets respected).
+  /// Operands split at top-level commas (braces, brackets and parentheses
+  /// respected), each trimmed.
   llvm::SmallVector<llvm::StringRef, 4> operands() const;
 };
 
 struct PtxLabel {
-  llvm::StringRef Name;   ///< "$L__BB0_2"
-  uint32_t Instruction;   ///< index of the next instruction
+  llvm::StringRef Name; ///< "$L__BB0_2"
+  uint32_t Instruction; ///< index of the next instruction
   uint32_t Line = 0;
+  uint32_t Scope = 0; ///< 0 = function body, else a `{ }` block inside it
 };
 
 struct PtxFunction {
   llvm::StringRef Name;
-  bool IsEntry = false;   ///< .entry (kernel) vs .func
-  uint32_t Line = 0;      ///< line of the .entry/.func directive
+  bool IsEntry = false; ///< .entry (kernel) vs .func
+  uint32_t Line = 0;    ///< line of the .entry/.func directive
   std::vector<PtxInstruction> Instructions;
   std::vector<PtxLabel> Labels;
   ControlFlow CF;
 };
 
+/// One .loc directive, as written (for cross-checks and source views).
+struct PtxLocDirective {
+  DebugLoc Loc;
+  DebugLoc InlinedAt;      ///< from ", inlined_at F L C" when present
+  uint32_t Line = 0;       ///< line of the directive in the .ptx file
+  llvm::StringRef Comment; ///< trailing comment without "//", trimmed:
+                           ///< "triton_kernels.py:42:0"
+};
+
 struct PtxModule {
   std::string Path;
   llvm::StringRef Version; ///< "8.8"
-  llvm::StringRef Target;  ///< "sm_100a"
+  llvm::StringRef Target;  ///< "sm_100a" (the .target list as written)
   llvm::StringRef AddressSize;
-  std::vector<std::string> Files; ///< .file table; index 0 is "" (none)
-  std::vector<PtxFunction> Functions;
+  std::vector<std::string> Files;     ///< .file table; index 0 is "" (none)
+  std::vector<PtxFunction> Functions; ///< with bodies, in file order
+  std::vector<PtxLocDirective> Locs;  ///< every .loc, in file order
   std::unique_ptr<llvm::MemoryBuffer> Buffer; ///< owns the text
 
-  /// "file:line" of a debug location, or "" when invalid.
+  /// "file:line" (or "file:line:col") of a debug location, "" when invalid
+  /// or when its file is not in the table.
   std::string describe(DebugLoc L) const;
+  /// Number of instructions over all functions.
+  size_t instructionCount() const;
 };
 
 /// Parses a .ptx file. Unknown directives and opcodes are kept, not rejected;
-/// malformed structure (unterminated function body, ...) is an InputError
-/// naming the file and line.
+/// malformed structure (no .version, unterminated function body or
+/// statement, invalid UTF-8, ...) is an InputError naming the file and line.
 llvm::Expected<std::unique_ptr<PtxModule>> parsePtx(llvm::StringRef Path);
 llvm::Expected<std::unique_ptr<PtxModule>>
 parsePtx(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef Path);

@@ -6,6 +6,17 @@
 // TRITON_KERNEL_DUMP, with encodings and absolute branch targets). Both give
 // the same instruction sequence for the same cubin.
 //
+// A function is one `.text.<name>` section (nvdisasm) or one `Function :
+// <name>` listing (cuobjdump); the subroutines ptxas appends to a kernel
+// (`$__internal_0_$__cuda_sm10x_...`) stay inside it, as labels.
+//
+// Control flow: BRA, JMP (branch; BRA.U with a predicate operand and any
+// guarded branch are conditional), BRX, JMX (indirect: no known successor),
+// CALL (call), RET (return), EXIT, KILL (exit), BPT.TRAP (trap). Not
+// branches: BSSY Bn (names the reconvergence point, the instruction after
+// the BSYNC Bn that closes the region; kept in CodeAddress), BSYNC, BREAK
+// (leaves a convergence barrier), WARPSYNC, YIELD, NANOSLEEP.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_SASS_H
 #define GESTELL_SASS_H
@@ -17,6 +28,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,46 +36,85 @@ namespace gestell {
 
 enum class SassFormat { Nvdisasm, Cuobjdump };
 
-/// One frame of nvdisasm line info; inlined frames chain through InlinedAt.
+/// "nvdisasm" or "cuobjdump".
+const char *sassFormatName(SassFormat F);
+
+inline constexpr uint64_t NoAddress = UINT64_MAX;
+
+/// One frame of nvdisasm line info; inlined frames chain through InlinedAt
+/// (innermost first, as nvdisasm -gi prints them).
 struct SassLineFrame {
   llvm::StringRef File;
   uint32_t Line = 0;
   uint32_t InlinedAt = NoIndex; ///< index into SassModule::Frames
+  uint32_t SassLine = 0;        ///< line of the `//## File` comment
 };
 
 struct SassInstruction {
   uint64_t Address = 0;
   llvm::StringRef Predicate; ///< "P0", "UP1", "PT" for "@!PT"..., else empty
   bool PredicateNegated = false;
-  llvm::StringRef Opcode;    ///< with modifiers: "WARPGROUP.DEPBAR.LE"
-  llvm::StringRef Operands;  ///< raw operand text without ';'
-  uint32_t Line = 0;         ///< 1-based line in the SASS file
-  uint32_t Column = 0;
-  uint64_t BranchTarget = UINT64_MAX; ///< address, when a branch
-  uint32_t Frame = NoIndex;  ///< innermost line-info frame (nvdisasm -gi)
+  Flow Kind = Flow::None;   ///< what it does to control flow
+  llvm::StringRef Opcode;   ///< with modifiers: "WARPGROUP.DEPBAR.LE"
+  llvm::StringRef Operands; ///< raw operand text without ';' and without
+                            ///< the scheduling annotations
+  llvm::StringRef Schedule; ///< "&wr=0x0 ?trans1" (sm_120 listings), or ""
+  uint32_t Line = 0;        ///< 1-based line in the SASS file
+  uint32_t Column = 0;      ///< 1-based column of the opcode
+  /// The operand that names a code address, as written: "`(.L_x_0)" or
+  /// "`(attn_fwd)" (nvdisasm), "0x330" (cuobjdump); empty when none.
+  llvm::StringRef CodeOperand;
+  /// The address CodeOperand names (branch or call target, BSSY
+  /// reconvergence point, RET base, LEPC operand), or NoAddress. In
+  /// cuobjdump listings it is the trailing hex operand of BRA, JMP, CALL,
+  /// BSSY, RET and LEPC, the opcodes nvdisasm prints with a label.
+  uint64_t CodeAddress = NoAddress;
+  /// Where a branch or call goes when that is known statically, else
+  /// NoAddress. Equal to CodeAddress for Branch and Call.
+  uint64_t BranchTarget = NoAddress;
+  uint32_t Frame = NoIndex; ///< innermost line-info frame (nvdisasm -gi)
 
   llvm::StringRef baseOpcode() const { return Opcode.split('.').first; }
 };
 
+/// A label of an nvdisasm listing (`.L_x_3:`, a subroutine's symbol).
+struct SassLabel {
+  llvm::StringRef Name;
+  uint64_t Address = 0;
+  uint32_t Line = 0;
+};
+
 struct SassFunction {
   std::string Name;
-  uint32_t Line = 0;
-  std::vector<SassInstruction> Instructions;
+  uint32_t Line = 0; ///< line of `.section .text.<name>` / `Function : <name>`
+  std::vector<SassInstruction> Instructions; ///< in address order
+  std::vector<SassLabel> Labels;             ///< nvdisasm only
   ControlFlow CF;
+
+  /// Index of the instruction at Address, or NoIndex.
+  uint32_t indexOf(uint64_t Address) const;
 };
 
 struct SassModule {
   std::string Path;
   SassFormat Format = SassFormat::Nvdisasm;
-  llvm::StringRef Target; ///< "sm_100a"
+  /// "sm_100a": from `.target`, `code for sm_...`, else from .headerflags
+  /// (EF_CUDA_SM90 + EF_CUDA_ACCELERATORS -> "sm_90a"); "" when absent.
+  std::string Target;
   std::vector<SassFunction> Functions;
   std::vector<SassLineFrame> Frames;
   std::unique_ptr<llvm::MemoryBuffer> Buffer;
+
+  /// Number of instructions over all functions.
+  size_t instructionCount() const;
 };
 
-/// Detects the format from the text itself.
+/// Detects the format from the text itself, or nullopt when it is neither.
 std::optional<SassFormat> detectSassFormat(llvm::StringRef Text);
 
+/// Parses either format. Unknown opcodes and directives are kept; text that
+/// is not SASS, a truncated listing, or a malformed instruction line is an
+/// InputError naming the file and line.
 llvm::Expected<std::unique_ptr<SassModule>> parseSass(llvm::StringRef Path);
 llvm::Expected<std::unique_ptr<SassModule>>
 parseSass(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef Path);
