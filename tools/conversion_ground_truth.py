@@ -106,6 +106,7 @@ FIXTURE_LAYOUTS = {
     "blocked_tmem_w4": "#ttg.blocked<{sizePerThread = [1, 64], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [0, 1]}>",
     "blocked_tmem_w8": "#ttg.blocked<{sizePerThread = [1, 64], threadsPerWarp = [32, 1], warpsPerCTA = [4, 2], order = [0, 1]}>",
     "blocked_ld": "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
+    "blocked_ld_w8": "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>",
     "blocked_ld_f32": "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
 }
 MMA1_SM90 = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>"
@@ -116,9 +117,9 @@ FIXTURE_ROWS = [
     (SM100_W4, [128, 64], "bf16", LIN_D128, FL["lin16x32bx2"], "sm100-attn-tmem/regressed"),
     (SM100_W4, [128, 64], "bf16", LIN_D128, FL["linregperm"], "not committed: a register permutation that lowers to the baseline PTX"),
     (SM100_W4, [128, 64], "bf16", LIN_D128, FL["blocked_tmem_w4"], "sm100-attn-tmem/equivalent"),
-    (SM100_W4, [128, 64], "bf16", LIN_D128, FL["blocked_ld"], "sm100-attn-tmem/roundtrip (out)"),
-    (SM100_W4, [128, 64], "bf16", FL["blocked_ld"], LIN_D128, "sm100-attn-tmem/roundtrip (back)"),
     (SM100_W8, [128, 128], "f16", LIN_W8, FL["blocked_tmem_w8"], "sm100-attn-tmem-w8/regressed"),
+    (SM100_W8, [128, 128], "f16", LIN_W8, FL["blocked_ld_w8"], "sm100-attn-tmem-w8/roundtrip (out)"),
+    (SM100_W8, [128, 128], "f16", FL["blocked_ld_w8"], LIN_W8, "sm100-attn-tmem-w8/roundtrip (back)"),
     (SM100_W4, [128, 64], "f32", FL["blocked_ld_f32"], FL["blocked_tmem_w4"], "sm100-tmem-negative"),
     (SM90_W4, [128, 64], "bf16", MMA1_SM90, FL["blocked_ld"], "sm90-attn-wgmma-detour/regressed (out)"),
     (SM90_W4, [128, 64], "bf16", FL["blocked_ld"], DOT_SM90, "sm90-attn-wgmma-detour/regressed (back)"),
