@@ -5,6 +5,7 @@ Hopper GPU (it times kernels), the others only compile:
 
     python3 tools/make_fixtures.py all --out /tmp/fixtures      # every part
     python3 tools/make_fixtures.py sm100 --out DIR               # one part
+    python3 tools/make_fixtures.py install /tmp/fixtures tests/fixtures
 
 Parts (each writes DIR/<fixture>/<variant>/<kernel>.* as Triton's dump holds
 them: .ttgir .ptx .cubin .json, .sass (nvdisasm -c -gi),
@@ -684,6 +685,41 @@ def cmd_gluon(a):
     log("gluon", rcs)
 
 
+# ---------------------------------------------------------------- install
+
+def cmd_install(a):
+    """Copies a run's fixture folders into tests/fixtures (no Triton needed), with the
+    measurements that belong beside them."""
+    src, dest = os.path.abspath(a.src), os.path.abspath(a.dest)
+    for name in sorted(os.listdir(src)):
+        path = os.path.join(src, name)
+        if name.startswith("_") or not os.path.isdir(path):
+            continue
+        target = os.path.join(dest, name)
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(path, target, ignore=lambda d, names: [n for n in names if n.endswith(".cache")])
+        log("installed", name)
+    sm90 = os.path.join(src, "summary-sm90.json")
+    if os.path.exists(sm90):
+        res = json.load(open(sm90))
+        res.pop("counts", None)
+        json.dump(res, open(os.path.join(dest, "sm90-attn-wgmma-detour", "timing.json"), "w"), indent=1)
+    sm100 = os.path.join(src, "summary-sm100.json")
+    if os.path.exists(sm100):
+        same = json.load(open(sm100)).get("equivalent_identical_to_baseline")
+        json.dump({"equivalent_identical_to_baseline": same},
+                  open(os.path.join(dest, "sm100-attn-tmem", "equivalent.json"), "w"), indent=1)
+    survey = os.path.join(src, "summary-ptxas.json")
+    if os.path.exists(survey):
+        res = json.load(open(survey))
+        rel = {}
+        for p, r in res["all"].items():
+            m = re.search(r"(tests/corpus/.*|sweep/.*|sm90-ptxas-serialized/.*)", p)
+            rel[m.group(1) if m else os.path.basename(p)] = r
+        json.dump({"surveyed": res["surveyed"], "files": rel},
+                  open(os.path.join(dest, "sm90-ptxas-serialized", "survey.json"), "w"), indent=1, sort_keys=True)
+
+
 # ---------------------------------------------------------------- driver
 
 def cmd_all(a):
@@ -739,6 +775,9 @@ def main():
     p = sub.add_parser("gluon-one")
     p.add_argument("kernel", choices=["plain", "ws"])
     p.add_argument("dest")
+    p = sub.add_parser("install", help="copy a run's fixtures into tests/fixtures")
+    p.add_argument("src")
+    p.add_argument("dest")
     p = sub.add_parser("compile-ttgir")
     p.add_argument("ttgir")
     p.add_argument("arch", type=int)
@@ -755,7 +794,7 @@ def main():
     global CUOBJDUMP_SASS
     CUOBJDUMP_SASS = a.cuobjdump
     fn = {"all": cmd_all, "sm100": cmd_sm100, "sm90": cmd_sm90, "ptxas": cmd_ptxas, "gluon": cmd_gluon,
-          "gluon-one": cmd_gluon_one, "compile-ttgir": cmd_compile_ttgir, "compile-ast": cmd_compile_ast}[a.cmd]
+          "gluon-one": cmd_gluon_one, "install": cmd_install, "compile-ttgir": cmd_compile_ttgir, "compile-ast": cmd_compile_ast}[a.cmd]
     if a.cmd in ("sm100", "sm90", "ptxas", "gluon", "all"):
         a.out = os.path.abspath(a.out)
         os.makedirs(a.out, exist_ok=True)

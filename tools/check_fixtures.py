@@ -1,0 +1,135 @@
+"""Checks that tests/fixtures still show what tests/fixtures/expectations.json says.
+
+    python3 tools/check_fixtures.py tests/fixtures
+        recounts every kernel's PTX and SASS families (tools/ptx_counts.py) and
+        checks each expectation; exit 1 on any failure (ctest
+        fixtures.expectations).
+    python3 tools/check_fixtures.py tests/fixtures --against /tmp/fixtures
+        also compares the PTX and SASS family counts of every kernel with a
+        fresh `tools/make_fixtures.py all` run: the rerun must reproduce them.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ptx_counts import count_ptx, count_sass  # noqa: E402
+
+
+def kernel_files(folder, ext):
+    files = sorted(glob.glob(os.path.join(folder, f"*.{ext}")))
+    files = [f for f in files if not f.endswith(".cuobjdump.sass")]
+    if len(files) != 1:
+        raise RuntimeError(f"{folder}: expected one .{ext}, found {len(files)}")
+    return files[0]
+
+
+def counts(folder):
+    ptx = count_ptx(open(kernel_files(folder, "ptx")).read())
+    sass = count_sass(open(kernel_files(folder, "sass")).read())
+    return {"ptx_loop": ptx["loop"], "ptx_total": ptx["total"],
+            "sass_loop": sass["loop"], "sass_total": sass["total"], "sass_instructions": sass["instructions"]}
+
+
+def serialized_wgmma(sass_total):
+    """Every HGMMA bracketed by WARPGROUP.ARRIVE ... WARPGROUP.DEPBAR."""
+    n = sass_total["HGMMA"]
+    return n > 0 and sass_total["WARPGROUP.ARRIVE"] >= n and sass_total["WARPGROUP.DEPBAR"] >= n
+
+
+def check(root):
+    exp = json.load(open(os.path.join(root, "expectations.json")))
+    failures, lines = [], []
+
+    def ok(cond, what):
+        lines.append(("PASS " if cond else "FAIL ") + what)
+        if not cond:
+            failures.append(what)
+
+    for c in exp["comparisons"]:
+        base = os.path.join(root, c["fixture"], c["base"])
+        new = os.path.join(root, c["fixture"], c["new"])
+        tag = f"{c['fixture']}: {c['base']} -> {c['new']}"
+        for ext in c.get("identical", []):
+            a, b = kernel_files(base, ext), kernel_files(new, ext)
+            ok(open(a, "rb").read() == open(b, "rb").read(), f"{tag}: .{ext} identical")
+        cb, cn = counts(base), counts(new)
+        for scope in ("ptx_loop", "ptx_total", "sass_loop", "sass_total"):
+            for fam, rel in c.get(scope, {}).items():
+                x, y = cb[scope][fam], cn[scope][fam]
+                good = {"up": y > x, "down": y < x, "same": y == x}[rel]
+                ok(good, f"{tag}: {scope} {fam} {rel} ({x} -> {y})")
+    for k in exp["kernels"]:
+        folder = os.path.join(root, k["path"])
+        ck = counts(folder)
+        for scope in ("ptx_loop", "ptx_total", "sass_loop", "sass_total"):
+            for fam, rel in k.get(scope, {}).items():
+                v = ck[scope][fam]
+                ok({">0": v > 0, "=0": v == 0}[rel], f"{k['path']}: {scope} {fam} {rel} ({v})")
+        ptxas = open(kernel_files(folder, "ptxas.txt")).read() if ("ptxas" in k or "ptxas_absent" in k) else ""
+        for code in k.get("ptxas", []):
+            ok(re.search(r"\(%s\)" % code, ptxas) is not None, f"{k['path']}: ptxas reports {code}")
+        for code in k.get("ptxas_absent", []):
+            ok(re.search(r"\(%s\)" % code, ptxas) is None, f"{k['path']}: ptxas does not report {code}")
+        if "serialized_wgmma" in k:
+            s = ck["sass_total"]
+            ok(serialized_wgmma(s) == k["serialized_wgmma"],
+               f"{k['path']}: wgmma serialized = {k['serialized_wgmma']} (HGMMA {s['HGMMA']}, "
+               f"ARRIVE {s['WARPGROUP.ARRIVE']}, DEPBAR {s['WARPGROUP.DEPBAR']})")
+    return failures, lines
+
+
+def kernels_under(root):
+    out = {}
+    for ptx in glob.glob(os.path.join(root, "**", "*.ptx"), recursive=True):
+        folder = os.path.dirname(ptx)
+        rel = os.path.relpath(folder, root)
+        if rel.startswith("conversions") or rel.startswith("_") or ".cache" in rel:
+            continue
+        if glob.glob(os.path.join(folder, "*.sass")):
+            out[rel] = folder
+    return out
+
+
+def compare(root, other):
+    """The rerun must give the same family counts for every committed kernel."""
+    failures, lines = [], []
+    mine, theirs = kernels_under(root), kernels_under(other)
+    for rel, folder in sorted(mine.items()):
+        if rel not in theirs:
+            failures.append(f"{rel}: missing from {other}")
+            lines.append("FAIL " + failures[-1])
+            continue
+        a, b = counts(folder), counts(theirs[rel])
+        diff = [f"{scope}.{fam} {a[scope][fam]} != {b[scope][fam]}"
+                for scope in ("ptx_total", "ptx_loop", "sass_total", "sass_loop") for fam in a[scope]
+                if a[scope][fam] != b[scope][fam]]
+        if a["sass_instructions"] != b["sass_instructions"]:
+            diff.append(f"SASS instructions {a['sass_instructions']} != {b['sass_instructions']}")
+        lines.append(("PASS " if not diff else "FAIL ") + f"{rel}: same counts as the rerun" +
+                     ("" if not diff else ": " + "; ".join(diff)))
+        if diff:
+            failures.append(rel)
+    return failures, lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", help="tests/fixtures")
+    ap.add_argument("--against", help="output folder of a fresh tools/make_fixtures.py run")
+    a = ap.parse_args()
+    failures, lines = check(a.root)
+    if a.against:
+        f2, l2 = compare(a.root, a.against)
+        failures += f2
+        lines += l2
+    print("\n".join(lines))
+    print(f"{len(lines) - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
