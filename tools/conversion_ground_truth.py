@@ -15,7 +15,8 @@ Two steps (issue 3, "Ground truth from the compiler"):
 
 2. compile (machine with Triton 3.6.0; no GPU needed):
        python3 tools/conversion_ground_truth.py compile --dir tests/fixtures/conversions
-   lowers both modules of every row with
+   lowers both modules of every row (copied to /src/conversions/<id>/ first,
+   so the PTX debug info names a stable path) with
    `triton.compile(path, target=GPUTarget("cuda", ARCH, 32))`, keeps
    `<id>/cvt.ptx`, counts st.shared / ld.shared / stmatrix / ldmatrix /
    bar.sync / shfl.sync in the conversion kernel minus the control kernel,
@@ -254,6 +255,11 @@ def classify(delta):
     return "registers"
 
 
+# The modules are compiled from here, so the file name in the PTX debug info
+# does not depend on where the checkout is.
+STABLE_DIR = "/src/conversions"
+
+
 def cmd_compile(args):
     base = os.path.abspath(args.dir)
     rows = json.load(open(os.path.join(base, "rows.json")))
@@ -262,10 +268,14 @@ def cmd_compile(args):
         for r in rows:
             arch = int(r["target"].split(":")[1])
             d = os.path.join(base, r["id"])
+            stable = os.path.join(STABLE_DIR, r["id"])
+            os.makedirs(stable, exist_ok=True)
             for which in ("cvt", "control"):
+                src = os.path.join(stable, f"{which}.ttgir")
+                with open(src, "w") as f:
+                    f.write(open(os.path.join(d, f"{which}.ttgir")).read())
                 jobs[(r["id"], which)] = pool.submit(
-                    _child, os.path.join(d, f"{which}.ttgir"), arch,
-                    os.path.join(d, f"{which}.ptx"), os.path.join(d, f"{which}.log"))
+                    _child, src, arch, os.path.join(d, f"{which}.ptx"), os.path.join(d, f"{which}.log"))
     out, failed = [], []
     for r in rows:
         d = os.path.join(base, r["id"])
