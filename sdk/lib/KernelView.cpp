@@ -1,61 +1,117 @@
 //===- KernelView.cpp - Lazily parsed stages of one kernel ----------------===//
+//
+// Each stage is parsed on first request. A failure is remembered as a
+// replayable error of the same kind (MissingStage, InputError, other), so
+// a second request neither re-reads the file nor loses the error's type.
+//
+//===----------------------------------------------------------------------===//
 #include "gestell/KernelView.h"
 #include "gestell/Error.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
 namespace gestell {
 
-// TtgirModule is complete only where its parser is; the view owns one.
+char MissingStage::ID = 0;
+
+void MissingStage::log(raw_ostream &OS) const {
+  OS << "no " << stageName(S) << " for kernel '" << Kernel << "': " << Reason;
+}
+
+std::error_code MissingStage::convertToErrorCode() const {
+  return inconvertibleErrorCode();
+}
+
 KernelView::KernelView(const Kernel &K, const AnalysisOptions &Opts)
-    : K(K), Opts(Opts) {}
+    : K(K), Opts(Opts) {
+  if (this->Opts.CacheDir.empty())
+    this->Opts.CacheDir = defaultCacheDir();
+}
 KernelView::~KernelView() = default;
 
 namespace {
-template <typename T, typename ParseFn>
-Expected<const T &> load(std::unique_ptr<T> &Value,
-                         std::optional<std::string> &Err, ParseFn Parse) {
-  if (Value)
-    return *Value;
-  if (Err)
-    return createStringError(inconvertibleErrorCode(), *Err);
-  Expected<std::unique_ptr<T>> R = Parse();
-  if (!R) {
-    Err = toString(R.takeError());
-    return createStringError(inconvertibleErrorCode(), *Err);
-  }
-  Value = std::move(*R);
-  return *Value;
-}
-
-Error missing(const Kernel &K, Stage S) {
-  return inputError(K.Dir + "/" + K.Name + std::string(stageSuffix(S)),
-                    "no " + stageName(S) + " file for kernel '" + K.Name + "'");
+/// Turns an error into a function that makes an equal error again.
+std::function<Error()> replayable(Error E) {
+  std::function<Error()> Replay;
+  handleAllErrors(
+      std::move(E),
+      [&](const MissingStage &M) {
+        Replay = [M] {
+          return make_error<MissingStage>(M.S, M.Kernel, M.Reason);
+        };
+      },
+      [&](const InputError &I) {
+        Replay = [I] {
+          return make_error<InputError>(I.Path, I.Line, I.Column, I.Message);
+        };
+      },
+      [&](const ErrorInfoBase &B) {
+        std::string Msg = B.message();
+        Replay = [Msg] {
+          return createStringError(inconvertibleErrorCode(), Msg);
+        };
+      });
+  return Replay;
 }
 } // namespace
 
+template <typename T, typename ParseFn>
+Expected<const T &> KernelView::load(Slot<T> &S, ParseFn Parse) {
+  if (S.Value)
+    return *S.Value;
+  if (S.Failure)
+    return S.Failure();
+  Expected<std::unique_ptr<T>> R = Parse();
+  if (!R) {
+    S.Failure = replayable(R.takeError());
+    return S.Failure();
+  }
+  S.Value = std::move(*R);
+  return *S.Value;
+}
+
+Error KernelView::missing(Stage S, const Twine &Reason) const {
+  return make_error<MissingStage>(S, K.Name, Reason.str());
+}
+
 Expected<const PtxModule &> KernelView::ptx() {
-  return load(Ptx.Value, Ptx.Error, [&]() -> Expected<std::unique_ptr<PtxModule>> {
+  return load(Ptx, [&]() -> Expected<std::unique_ptr<PtxModule>> {
     if (!K.has(Stage::PTX))
-      return missing(K, Stage::PTX);
+      return missing(Stage::PTX, "no .ptx file");
     return parsePtx(K.path(Stage::PTX));
   });
 }
 
 Expected<const SassModule &> KernelView::sass() {
-  return load(Sass.Value, Sass.Error, [&]() -> Expected<std::unique_ptr<SassModule>> {
+  return load(Sass, [&]() -> Expected<std::unique_ptr<SassModule>> {
+    std::string Path;
     if (K.has(Stage::SASS))
-      return parseSass(K.path(Stage::SASS));
-    if (K.has(Stage::SASSAlt))
-      return parseSass(K.path(Stage::SASSAlt));
-    return missing(K, Stage::SASS);
+      Path = K.path(Stage::SASS).str();
+    else if (K.has(Stage::SASSAlt))
+      Path = K.path(Stage::SASSAlt).str();
+    else if (!K.has(Stage::Cubin))
+      return missing(Stage::SASS, "no .sass and no .cubin file");
+    else if (Opts.Nvdisasm.empty())
+      return missing(Stage::SASS, "no .sass file beside the cubin, and " +
+                                      Opts.NvdisasmMissing);
+    else {
+      Expected<std::string> Made =
+          disassembleCubin(K.path(Stage::Cubin), Opts.Nvdisasm, Opts.CacheDir);
+      if (!Made)
+        return Made.takeError();
+      Path = std::move(*Made);
+    }
+    SassPath = Path;
+    return parseSass(Path);
   });
 }
 
 Expected<const CubinInfo &> KernelView::cubin() {
-  return load(Cubin.Value, Cubin.Error, [&]() -> Expected<std::unique_ptr<CubinInfo>> {
+  return load(Cubin, [&]() -> Expected<std::unique_ptr<CubinInfo>> {
     if (!K.has(Stage::Cubin))
-      return missing(K, Stage::Cubin);
+      return missing(Stage::Cubin, "no .cubin file");
     Expected<CubinInfo> C = readCubin(K.path(Stage::Cubin));
     if (!C)
       return C.takeError();
@@ -64,9 +120,9 @@ Expected<const CubinInfo &> KernelView::cubin() {
 }
 
 Expected<const TtgirModule &> KernelView::ttgir() {
-  return load(Ttgir.Value, Ttgir.Error, [&]() -> Expected<std::unique_ptr<TtgirModule>> {
+  return load(Ttgir, [&]() -> Expected<std::unique_ptr<TtgirModule>> {
     if (!K.has(Stage::TTGIR))
-      return missing(K, Stage::TTGIR);
+      return missing(Stage::TTGIR, "no .ttgir file");
     return parseTtgir(K.path(Stage::TTGIR));
   });
 }
@@ -76,6 +132,7 @@ void KernelView::release() {
   Sass = {};
   Cubin = {};
   Ttgir = {};
+  SassPath.clear();
 }
 
 } // namespace gestell

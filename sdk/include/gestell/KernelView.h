@@ -4,6 +4,11 @@
 // first use and kept until release(). A stage that fails to parse fails once:
 // the error is remembered and returned again, the file is not re-read.
 //
+// SASS when the bundle has none: a Triton cache keeps the cubin but no SASS.
+// With an nvdisasm (findNvdisasm) the cubin is disassembled (`nvdisasm -c
+// -gi`) into the tool's own cache directory, never into the bundle, keyed by
+// the cubin's content hash, and reused on later runs.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_KERNELVIEW_H
 #define GESTELL_KERNELVIEW_H
@@ -16,19 +21,69 @@
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace gestell {
 
+/// A stage a kernel does not have and that cannot be made: not an input
+/// error (binary-only caches have no PTX, plain caches no SASS). Reported
+/// as missing, never as a problem.
+class MissingStage : public llvm::ErrorInfo<MissingStage> {
+public:
+  static char ID;
+  MissingStage(Stage S, llvm::StringRef Kernel, llvm::StringRef Reason)
+      : S(S), Kernel(Kernel.str()), Reason(Reason.str()) {}
+  /// "no sass for kernel 'matmul': <reason>"
+  void log(llvm::raw_ostream &OS) const override;
+  std::error_code convertToErrorCode() const override;
+
+  Stage S;
+  std::string Kernel;
+  std::string Reason;
+};
+
 /// Settings that affect how stages are obtained, shared by all kernels.
 struct AnalysisOptions {
   /// nvdisasm to make SASS from a cubin when the bundle has none; "" = do not.
   std::string Nvdisasm;
-  /// The tool's own cache directory for derived files (never the bundle).
+  /// Why there is no Nvdisasm (shown once per run), when it is "".
+  std::string NvdisasmMissing =
+      "no nvdisasm (give --nvdisasm=PATH, put it on PATH, or install the "
+      "triton package)";
+  /// The tool's own cache directory for derived files (never the bundle);
+  /// "" = defaultCacheDir().
   std::string CacheDir;
 };
+
+/// $XDG_CACHE_HOME/gestell, else ~/.cache/gestell.
+std::string defaultCacheDir();
+
+/// Where an nvdisasm was found, or why none was.
+struct NvdisasmLookup {
+  std::string Path;   ///< absolute path; "" when none was found
+  std::string Origin; ///< "--nvdisasm", "PATH", "triton package"
+  std::string WhyNot; ///< when Path is "": what was searched
+};
+
+/// Looks for nvdisasm: Explicit when given (it must be an executable file,
+/// else the error names it), else on PATH, else the copy an installed
+/// `triton` package carries (<site-packages>/triton/backends/nvidia/bin/
+/// nvdisasm, under lib/python3*/{site,dist}-packages of $VIRTUAL_ENV,
+/// $CONDA_PREFIX, the python3 on PATH, ~/.local, /usr/local, /usr). Only
+/// file names are looked at; no Python is run.
+llvm::Expected<NvdisasmLookup> findNvdisasm(llvm::StringRef Explicit);
+
+/// The cached SASS of CubinPath: <CacheDir>/sass/<nvdisasm id>/<sha256 of
+/// the cubin>.sass, made with `Nvdisasm -c -gi CubinPath` when absent
+/// (written to a temporary file and renamed, so a reader never sees half a
+/// file). The nvdisasm id is a hash of its path, size and time, so a new
+/// nvdisasm makes new files. Returns the path of the .sass.
+llvm::Expected<std::string> disassembleCubin(llvm::StringRef CubinPath,
+                                             llvm::StringRef Nvdisasm,
+                                             llvm::StringRef CacheDir);
 
 class KernelView {
 public:
@@ -39,6 +94,8 @@ public:
 
   const Kernel &kernel() const { return K; }
 
+  /// Each returns the parsed stage, a MissingStage error when the kernel has
+  /// no such stage, or the InputError of a file that could not be read.
   llvm::Expected<const PtxModule &> ptx();
   /// The .sass file, else the .cuobjdump.sass, else the cubin disassembled
   /// with AnalysisOptions::Nvdisasm into the cache directory.
@@ -46,16 +103,26 @@ public:
   llvm::Expected<const CubinInfo &> cubin();
   llvm::Expected<const TtgirModule &> ttgir();
 
+  /// The file the SASS was read from (set by sass(); "" before or when
+  /// there is none): the bundle's .sass, or a file in the cache directory.
+  llvm::StringRef sassPath() const { return SassPath; }
+
   /// Drops every parsed stage (memory must not grow with kernel count).
   void release();
 
 private:
   template <typename T> struct Slot {
     std::unique_ptr<T> Value;
-    std::optional<std::string> Error; ///< the failure, reported again as is
+    /// Set once the stage failed: makes the same error again.
+    std::function<llvm::Error()> Failure;
   };
+  template <typename T, typename ParseFn>
+  llvm::Expected<const T &> load(Slot<T> &S, ParseFn Parse);
+  llvm::Error missing(Stage S, const llvm::Twine &Reason) const;
+
   const Kernel &K;
-  const AnalysisOptions &Opts;
+  AnalysisOptions Opts;
+  std::string SassPath;
   Slot<PtxModule> Ptx;
   Slot<SassModule> Sass;
   Slot<CubinInfo> Cubin;

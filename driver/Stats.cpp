@@ -1,0 +1,228 @@
+//===- Stats.cpp - gestell stats: instruction counts per kernel -----------===//
+//
+// `gestell stats [--format=text|json] [-o FILE] [--nvdisasm=PATH] [-j N]
+// PATH...`: per kernel, cubin resources and, for PTX and SASS, instruction
+// counts by family and by opcode, in total and in loops.
+//
+// Kernels are independent: each is read, counted and released on a worker
+// thread (llvm::DefaultThreadPool); the main thread writes results in
+// discovery order as they become ready, so the output is the same for any
+// -j and memory holds only the kernels in flight. Exit 0: every kernel was
+// read; 2: a path or a file could not be read (the others are still
+// reported), no kernel was found, or the output could not be written.
+// Missing stages (no SASS in a cache) are not failures.
+//
+//===----------------------------------------------------------------------===//
+#include "Stats.h"
+#include "Verb.h"
+
+#include "gestell/KernelView.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <future>
+#include <map>
+
+using namespace llvm;
+
+namespace gestell::driver {
+namespace {
+
+cl::SubCommand StatsCmd("stats",
+                        "Instruction counts by family and opcode per kernel "
+                        "and stage (PTX, SASS), with cubin resources");
+
+#define GESTELL_STATS_OPTION cl::sub(StatsCmd), cl::cat(gestellCategory())
+
+cl::list<std::string> Paths(cl::Positional, cl::OneOrMore, cl::desc("PATH..."),
+                            GESTELL_STATS_OPTION);
+enum class Format { Text, Json };
+cl::opt<Format>
+    FormatOpt("format", cl::desc("Output format"), cl::init(Format::Text),
+              cl::values(clEnumValN(Format::Text, "text", "tables for people"),
+                         clEnumValN(Format::Json, "json",
+                                    "one JSON object (docs/stats-json.md)")),
+              GESTELL_STATS_OPTION);
+cl::opt<std::string> OutputOpt("o",
+                               cl::desc("Write to FILE (replaced atomically) "
+                                        "instead of stdout"),
+                               cl::value_desc("FILE"), GESTELL_STATS_OPTION);
+cl::opt<std::string> NvdisasmOpt(
+    "nvdisasm",
+    cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
+             "(default: PATH, then an installed triton package)"),
+    cl::value_desc("PATH"), GESTELL_STATS_OPTION);
+cl::opt<unsigned> JobsOpt("j",
+                          cl::desc("Kernels read in parallel (0 = one per "
+                                   "core); output is the same for any N"),
+                          cl::value_desc("N"), cl::init(0), cl::Prefix,
+                          GESTELL_STATS_OPTION);
+cl::opt<unsigned> OpcodesOpt("opcodes",
+                             cl::desc("Text format: opcodes listed per stage, "
+                                      "most frequent first (0 = all)"),
+                             cl::value_desc("N"), cl::init(10),
+                             GESTELL_STATS_OPTION);
+
+/// Reads what stats needs of one kernel, then lets the parses go.
+KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
+                    const FamilyTable &Families) {
+  KernelStats S;
+  S.K = &K;
+  for (const std::string &N : K.Notes)
+    S.Problems.push_back(N);
+  if (!K.has(Stage::Metadata))
+    S.Missing.push_back({"json", "no .json metadata file"});
+  auto Record = [&](Error E) {
+    handleAllErrors(
+        std::move(E),
+        [&](const MissingStage &M) {
+          S.Missing.push_back({stageName(M.S).str(), M.Reason});
+        },
+        [&](const ErrorInfoBase &B) { S.Problems.push_back(B.message()); });
+  };
+
+  KernelView V(K, Opts);
+  if (Expected<const CubinInfo &> C = V.cubin()) {
+    S.CubinTarget = C->targetName();
+    const CubinKernel *CK = C->find(K.Name);
+    if (!CK && C->Kernels.size() == 1)
+      CK = &C->Kernels.front();
+    if (CK)
+      S.Resources = *CK;
+    else
+      S.Problems.push_back(K.path(Stage::Cubin).str() +
+                           ": no function named '" + K.Name + "' in the cubin");
+  } else {
+    Record(C.takeError());
+  }
+  if (Expected<const PtxModule &> P = V.ptx())
+    S.Ptx = countInstructions(*P, Families);
+  else
+    Record(P.takeError());
+  if (Expected<const SassModule &> M = V.sass()) {
+    S.Sass = countInstructions(*M, Families);
+    S.SassFile = V.sassPath().str();
+  } else {
+    Record(M.takeError());
+  }
+  return S;
+}
+
+/// Kernels that need nvdisasm: a cubin but neither SASS rendering.
+bool needsDisassembly(const Kernel &K) {
+  return K.has(Stage::Cubin) && !K.has(Stage::SASS) && !K.has(Stage::SASSAlt);
+}
+
+std::string label(const Kernel &K) { return K.Dir + "/" + K.Name; }
+
+int runStats() {
+  Discovery D = discoverKernels(Paths);
+  for (const DiscoveryProblem &P : D.Problems)
+    errs() << "gestell stats: " << P.Path << ": " << P.Message << "\n";
+  if (D.Kernels.empty()) {
+    errs() << "gestell stats: no kernels found\n";
+    return ExitFailure;
+  }
+
+  AnalysisOptions Opts;
+  Opts.CacheDir = defaultCacheDir();
+  if (!NvdisasmOpt.empty() || any_of(D.Kernels, needsDisassembly)) {
+    Expected<NvdisasmLookup> L = findNvdisasm(NvdisasmOpt);
+    if (!L) {
+      errs() << "gestell stats: " << toString(L.takeError()) << "\n";
+      return ExitFailure;
+    }
+    Opts.Nvdisasm = L->Path;
+    if (L->Path.empty())
+      Opts.NvdisasmMissing = L->WhyNot;
+  }
+
+  // Output: stdout, or a temporary file renamed over -o at the end.
+  std::optional<sys::fs::TempFile> Temp;
+  std::unique_ptr<raw_fd_ostream> FileOS;
+  if (!OutputOpt.empty()) {
+    Expected<sys::fs::TempFile> T =
+        sys::fs::TempFile::create(OutputOpt + "-%%%%%%%%.tmp");
+    if (!T) {
+      errs() << "gestell stats: cannot write " << OutputOpt << ": "
+             << toString(T.takeError()) << "\n";
+      return ExitFailure;
+    }
+    Temp.emplace(std::move(*T));
+    FileOS = std::make_unique<raw_fd_ostream>(Temp->FD, /*shouldClose=*/false);
+  }
+  raw_ostream &OS = FileOS ? *FileOS : outs();
+
+  const FamilyTable &Families = FamilyTable::builtin();
+  std::unique_ptr<StatsWriter> W =
+      FormatOpt == Format::Json
+          ? makeJsonStatsWriter(OS)
+          : makeTextStatsWriter(OS, StatsOutputOptions{OpcodesOpt});
+  W->begin(Families);
+
+  // One task per kernel; results are written in order as they complete.
+  const size_t N = D.Kernels.size();
+  std::vector<std::optional<KernelStats>> Results(N);
+  std::vector<std::shared_future<void>> Done;
+  Done.reserve(N);
+  DefaultThreadPool Pool(hardware_concurrency(JobsOpt));
+  for (size_t I = 0; I < N; ++I)
+    Done.push_back(Pool.async(
+        [&, I] { Results[I] = collect(D.Kernels[I], Opts, Families); }));
+
+  bool Failed = !D.Problems.empty();
+  // Why kernels have no SASS -> which kernels, said once at the end.
+  std::map<std::string, std::vector<std::string>> NoSass;
+  for (size_t I = 0; I < N; ++I) {
+    Done[I].wait();
+    KernelStats &S = *Results[I];
+    W->add(S);
+    for (const std::string &P : S.Problems)
+      errs() << "gestell stats: " << P << "\n";
+    Failed |= !S.Problems.empty();
+    for (const auto &[Stage, Why] : S.Missing)
+      if (Stage == "sass")
+        NoSass[Why].push_back(label(*S.K));
+    Results[I].reset();
+  }
+  Pool.wait();
+  W->end(D.Problems);
+
+  for (const auto &[Why, Kernels] : NoSass) {
+    errs() << "gestell stats: note: " << Kernels.size() << " of " << N
+           << " kernels have no SASS: " << Why;
+    constexpr size_t Shown = 8;
+    for (size_t I = 0; I < Kernels.size() && I < Shown; ++I)
+      errs() << "\n  " << Kernels[I];
+    if (Kernels.size() > Shown)
+      errs() << "\n  ... and " << Kernels.size() - Shown << " more";
+    errs() << "\n";
+  }
+
+  OS.flush();
+  if (FileOS) {
+    bool WriteError = FileOS->has_error();
+    FileOS->clear_error();
+    FileOS.reset();
+    if (WriteError) {
+      consumeError(Temp->discard());
+      errs() << "gestell stats: cannot write " << OutputOpt << "\n";
+      return ExitFailure;
+    }
+    if (Error E = Temp->keep(OutputOpt)) {
+      errs() << "gestell stats: cannot write " << OutputOpt << ": "
+             << toString(std::move(E)) << "\n";
+      return ExitFailure;
+    }
+  }
+  return Failed ? ExitFailure : ExitOk;
+}
+
+VerbRegistration Registration(StatsCmd, runStats);
+
+} // namespace
+} // namespace gestell::driver

@@ -1,0 +1,33 @@
+# lit configuration for gestell's CLI and check tests.
+#
+# Substitutions every test can use:
+#   %gestell   the built gestell command
+#   %corpus    tests/corpus (real Triton output)
+#   %srcroot   the source tree
+#   %bindir    build/bin (gestell and its helper programs)
+#   FileCheck  FileCheck-22 (or the FileCheck CMake found)
+# The environment is pinned so results do not depend on the machine:
+# XDG_CACHE_HOME points into the build tree (the tool's cache never lands in
+# the user's home) and PATH holds only system folders (no nvdisasm from a
+# developer's CUDA install).
+import os
+import lit.formats
+
+config.name = "gestell"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gestell_obj_root, "tests", "lit")
+
+config.substitutions.append(("%gestell", os.path.join(config.gestell_tools_dir, "gestell")))
+config.substitutions.append(("%corpus", os.path.join(config.gestell_src_root, "tests", "corpus")))
+config.substitutions.append(("%srcroot", config.gestell_src_root))
+config.substitutions.append(("%bindir", config.gestell_tools_dir))
+config.substitutions.append((r"\bFileCheck\b", config.filecheck))
+
+config.environment["PATH"] = os.pathsep.join(["/usr/bin", "/bin"])
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "xdg-cache")
+for var in ("VIRTUAL_ENV", "CONDA_PREFIX", "HOME"):
+    config.environment.pop(var, None)
+config.environment["HOME"] = os.path.join(config.test_exec_root, "home")

@@ -1,0 +1,100 @@
+//===- DiscoveryTest.cpp - Finding the kernels of a real Triton cache -----===//
+//
+// tests/corpus/triton-3.6.0/caches/sm90 is Triton's own cache layout:
+// <base32 hash>/ folders with __grp__<name>.json files that list absolute
+// paths on the machine that compiled them.
+//
+//===----------------------------------------------------------------------===//
+#include "gestell/Bundle.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace gestell;
+using namespace llvm;
+
+namespace {
+
+std::string corpus(StringRef Rel) {
+  SmallString<256> P(GESTELL_TEST_CORPUS);
+  sys::path::append(P, "triton-3.6.0", Rel);
+  return std::string(P);
+}
+
+TEST(Discovery, Sm90Cache) {
+  Discovery D = discoverKernels({corpus("caches/sm90")});
+  EXPECT_TRUE(D.Problems.empty());
+  std::vector<std::string> Names;
+  for (const Kernel &K : D.Kernels) {
+    SCOPED_TRACE(K.Dir);
+    Names.push_back(K.Name);
+    StringRef Folder = sys::path::filename(K.Dir);
+    EXPECT_EQ(Folder.size(), 52u); // base32 of a SHA-256
+    ASSERT_TRUE(K.Meta.has_value());
+    // The metadata hash is hex and is not the folder name.
+    EXPECT_EQ(K.Meta->Hash.size(), 64u);
+    EXPECT_TRUE(all_of(K.Meta->Hash, [](char C) { return isHexDigit(C); }));
+    EXPECT_NE(StringRef(K.Meta->Hash).upper(), Folder.str());
+    EXPECT_EQ(K.target(), "cuda:90");
+    for (Stage S : {Stage::Source, Stage::TTIR, Stage::TTGIR, Stage::PTX,
+                    Stage::Cubin, Stage::Metadata}) {
+      ASSERT_TRUE(K.has(S)) << stageName(S).str();
+      EXPECT_EQ(sys::path::parent_path(K.path(S)), K.Dir);
+    }
+    EXPECT_FALSE(K.has(Stage::SASS));
+  }
+  EXPECT_EQ(Names,
+            (std::vector<std::string>{"attn_fwd", "softmax_rows", "attn_fwd",
+                                      "matmul", "tma_matmul", "vadd"}));
+}
+
+TEST(Discovery, GroupFilePathsAreNeverFollowed) {
+  // A cache entry whose __grp__ file names the full set of stages at
+  // absolute paths that exist (the corpus bundle), while the folder itself
+  // holds only the cubin and metadata.
+  SmallString<128> Root;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("gestell-grp", Root));
+  std::string Entry =
+      (Root + "/ZJB2DEFNHVC6WVNDGZ4RGLPTOVKYYT4TQI37JFFETRUMDMCWWR5A").str();
+  ASSERT_FALSE(sys::fs::create_directories(Entry));
+  std::string Bundle = corpus("bundles/sm90/vadd");
+  for (StringRef Ext : {".cubin", ".json"})
+    ASSERT_FALSE(sys::fs::copy_file(Bundle + "/vadd" + Ext.str(),
+                                    Entry + "/vadd" + Ext.str()));
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(Entry + "/__grp__vadd.json", EC);
+    ASSERT_FALSE(EC);
+    OS << "{\"child_paths\": {";
+    bool First = true;
+    for (StringRef Ext : {".ptx", ".ttgir", ".sass", ".cubin", ".json"}) {
+      OS << (First ? "" : ", ") << "\"vadd" << Ext << "\": \"" << Bundle
+         << "/vadd" << Ext << "\"";
+      First = false;
+    }
+    OS << "}}";
+  }
+  Discovery D = discoverKernels({std::string(Root)});
+  ASSERT_EQ(D.Kernels.size(), 1u);
+  const Kernel &K = D.Kernels[0];
+  EXPECT_EQ(K.Name, "vadd");
+  EXPECT_EQ(K.Dir, Entry);
+  EXPECT_TRUE(K.has(Stage::Cubin));
+  EXPECT_TRUE(K.has(Stage::Metadata));
+  EXPECT_FALSE(K.has(Stage::PTX));
+  EXPECT_FALSE(K.has(Stage::TTGIR));
+  EXPECT_FALSE(K.has(Stage::SASS));
+  for (unsigned I = 0; I < NumStages; ++I) {
+    if (!K.Paths[I].empty()) {
+      EXPECT_TRUE(StringRef(K.Paths[I]).starts_with(Entry)) << K.Paths[I];
+    }
+  }
+  sys::fs::remove_directories(Root);
+}
+
+} // namespace
