@@ -14,6 +14,7 @@
 
 #include "gestell/Error.h"
 #include "gestell/Input.h"
+#include "gestell/Layout.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -217,6 +218,7 @@ private:
   const Type *parseType();
   const Type *parseTypeUncached(const char *S);
   bool parseShapeAndElement(SmallVectorImpl<int64_t> &Shape, const Type *&Elem);
+  bool parseMemDescBody(Type *T);
   const char *scanTypeEnd(const char *Q) const;
   bool parseTypeList(SmallVectorImpl<const Type *> &Out, bool AllowParens);
 
@@ -644,6 +646,47 @@ bool Parser::parseShapeAndElement(SmallVectorImpl<int64_t> &Shape,
   return Elem != nullptr;
 }
 
+bool Parser::parseMemDescBody(Type *T) {
+  // After '<': shape x element, then encoding, memory space, `mutable`,
+  // an allocation shape, in any order of the last two.
+  SmallVector<int64_t, 4> Shape;
+  T->K = Type::Kind::MemDesc;
+  if (!parseShapeAndElement(Shape, T->Element))
+    return false;
+  T->Shape = I.copy<int64_t>(Shape);
+  int AttrNo = 0;
+  while (true) {
+    skipHSpace();
+    if (peek() != ',')
+      break;
+    ++P;
+    skipHSpace();
+    if (peek() == '#') {
+      const Attribute *A = parseAttribute();
+      if (!A)
+        return false;
+      (AttrNo++ == 0 ? T->Encoding : T->MemorySpace) = A;
+    } else if (startsWith("mutable")) {
+      P += 7;
+      T->Mutable = true;
+    } else if (std::isdigit((unsigned char)peek())) {
+      SmallVector<int64_t, 4> Alloc;
+      while (P < E && std::isdigit((unsigned char)*P)) {
+        int64_t V = 0;
+        while (P < E && std::isdigit((unsigned char)*P))
+          V = V * 10 + (*P++ - '0');
+        Alloc.push_back(V);
+        if (peek() == 'x')
+          ++P;
+      }
+      T->AllocShape = I.copy<int64_t>(Alloc);
+    } else if (!parseAttribute()) {
+      return false;
+    }
+  }
+  return expect('>', "to close the memory descriptor type");
+}
+
 const Type *Parser::parseTypeUncached(const char *S) {
   Type *T = I.make<Type>();
   SmallVector<int64_t, 4> Shape;
@@ -679,42 +722,7 @@ const Type *Parser::parseTypeUncached(const char *S) {
         return nullptr;
     } else if (Id == "ttg.memdesc") {
       ++P;
-      T->K = Type::Kind::MemDesc;
-      if (!parseShapeAndElement(Shape, T->Element))
-        return nullptr;
-      int AttrNo = 0;
-      while (true) {
-        skipHSpace();
-        if (peek() != ',')
-          break;
-        ++P;
-        skipHSpace();
-        if (peek() == '#') {
-          const Attribute *A = parseAttribute();
-          if (!A)
-            return nullptr;
-          (AttrNo++ == 0 ? T->Encoding : T->MemorySpace) = A;
-        } else if (startsWith("mutable")) {
-          P += 7;
-          T->Mutable = true;
-        } else if (std::isdigit((unsigned char)peek())) {
-          SmallVector<int64_t, 4> Alloc;
-          while (P < E && std::isdigit((unsigned char)*P)) {
-            int64_t V = 0;
-            while (P < E && std::isdigit((unsigned char)*P))
-              V = V * 10 + (*P++ - '0');
-            Alloc.push_back(V);
-            if (peek() == 'x')
-              ++P;
-          }
-          T->AllocShape = I.copy<int64_t>(Alloc);
-        } else {
-          const Attribute *A = parseAttribute();
-          if (!A)
-            return nullptr;
-        }
-      }
-      if (!expect('>', "to close !ttg.memdesc<>"))
+      if (!parseMemDescBody(T))
         return nullptr;
     } else if (Id == "tt.tensordesc") {
       ++P;
@@ -752,6 +760,15 @@ const Type *Parser::parseTypeUncached(const char *S) {
     } else {
       T->K = Type::Kind::Scalar;
     }
+  } else if (peek() == '<') {
+    // A memory descriptor printed without its `!ttg.memdesc` prefix, as
+    // some custom op formats do: `-> <128x64xbf16, #shared, #smem>`.
+    ++P;
+    T->Name = "ttg.memdesc";
+    if (!parseMemDescBody(T))
+      return nullptr;
+    T->Text = StringRef(S, P - S);
+    return T;
   } else if (peek() == '(') {
     // A function type used as a type: (a, b) -> c. Kept as text.
     int Depth = 0;
@@ -769,7 +786,8 @@ const Type *Parser::parseTypeUncached(const char *S) {
     fail(S, "expected a type");
     return nullptr;
   }
-  T->Shape = I.copy<int64_t>(Shape);
+  if (!Shape.empty())
+    T->Shape = I.copy<int64_t>(Shape);
   T->Text = StringRef(S, P - S);
   return T;
 }
@@ -1741,6 +1759,8 @@ Expected<std::unique_ptr<TtgirModule>> parseTtgirText(StringRef Text,
   Parser Ps(*M, Path);
   if (Error E = Ps.run())
     return E;
+  if (Error E = verifyLayouts(*M))
+    return E;
   return M;
 }
 
@@ -1755,6 +1775,8 @@ Expected<std::unique_ptr<TtgirModule>> parseTtgir(StringRef Path) {
   M->I->Text = M->I->Buffer->getBuffer();
   Parser Ps(*M, Path);
   if (Error E = Ps.run())
+    return E;
+  if (Error E = verifyLayouts(*M))
     return E;
   return M;
 }
