@@ -1,0 +1,717 @@
+//===- ExprParser.cpp - Lexer and recursive-descent parser for Expr -------===//
+//
+// The grammar is in gestell/Expr.h. The lexer makes the whole token list
+// first (expressions are a line long); the parser is recursive descent with
+// a depth limit, so no input can exhaust the stack, and it checks operand
+// types (number vs condition) as it builds each node. Every error is an
+// InputError at the line and column of the offending token.
+//
+//===----------------------------------------------------------------------===//
+#include "ExprImpl.h"
+
+#include "gestell/Error.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/GlobPattern.h"
+
+#include <charconv>
+#include <cmath>
+
+using namespace llvm;
+
+namespace gestell {
+
+namespace {
+
+enum class Tok : uint8_t {
+  Number,
+  Ident,
+  String,
+  LParen,
+  RParen,
+  Dot,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  EqEq,
+  Ne,
+  End,
+};
+
+struct Token {
+  Tok K = Tok::End;
+  size_t Offset = 0; ///< into the text
+  StringRef Text;    ///< as written
+  std::string Str;   ///< String: contents with escapes applied
+  double Num = 0;    ///< Number
+};
+
+/// Nesting limit: deeper input is an error, never a stack overflow.
+constexpr unsigned MaxDepth = 200;
+
+constexpr StringRef ResourceNames[] = {"registers", "stack", "local",
+                                       "shared_static", "shared_dynamic"};
+
+class Parser {
+public:
+  Parser(StringRef Text, const FamilyTable &Families, StringRef SourceName,
+         Expr::Impl &Out)
+      : Text(Text), Families(Families), SourceName(SourceName), Out(Out) {}
+
+  Error run();
+
+private:
+  // Errors.
+  std::pair<unsigned, unsigned> lineCol(size_t Offset) const;
+  Error errorAt(size_t Offset, const Twine &Message) const;
+  std::string describe(const Token &T) const;
+
+  // Lexing.
+  Error lex();
+
+  // Parsing.
+  const Token &peek(unsigned Ahead = 0) const {
+    size_t I = std::min(Pos + Ahead, Tokens.size() - 1);
+    return Tokens[I];
+  }
+  const Token &take() {
+    const Token &T = Tokens[Pos];
+    if (Pos + 1 < Tokens.size())
+      ++Pos;
+    return T;
+  }
+  bool isWord(const Token &T, StringRef W) const {
+    return T.K == Tok::Ident && T.Text == W;
+  }
+
+  struct Parsed {
+    int Node = -1;
+    size_t Offset = 0; ///< where the subexpression starts
+  };
+  Expected<Parsed> parseOr(unsigned Depth);
+  Expected<Parsed> parseAnd(unsigned Depth);
+  Expected<Parsed> parseNot(unsigned Depth);
+  Expected<Parsed> parseCompare(unsigned Depth);
+  Expected<Parsed> parseSum(unsigned Depth);
+  Expected<Parsed> parseProduct(unsigned Depth);
+  Expected<Parsed> parseUnary(unsigned Depth);
+  Expected<Parsed> parsePrimary(unsigned Depth);
+  Expected<Parsed> parseMetric();
+  Expected<std::string> parseCallArgument(const Token &Callee);
+
+  Error needNumber(const Parsed &P) const;
+  Error needCondition(const Parsed &P) const;
+  int add(ExprNode N) {
+    Out.Nodes.push_back(N);
+    return int(Out.Nodes.size() - 1);
+  }
+  bool isCondition(const Parsed &P) const {
+    return Out.Nodes[P.Node].IsCondition;
+  }
+  std::string suggestion(StringRef Word, ArrayRef<StringRef> Candidates) const;
+
+  StringRef Text;
+  const FamilyTable &Families;
+  StringRef SourceName;
+  Expr::Impl &Out;
+  std::vector<Token> Tokens;
+  size_t Pos = 0;
+};
+
+std::pair<unsigned, unsigned> Parser::lineCol(size_t Offset) const {
+  unsigned Line = 1;
+  size_t LineStart = 0;
+  for (size_t I = 0; I < Offset && I < Text.size(); ++I)
+    if (Text[I] == '\n') {
+      ++Line;
+      LineStart = I + 1;
+    }
+  return {Line, unsigned(Offset - LineStart + 1)};
+}
+
+Error Parser::errorAt(size_t Offset, const Twine &Message) const {
+  auto [Line, Col] = lineCol(Offset);
+  return inputError(SourceName, Line, Col, Message);
+}
+
+std::string Parser::describe(const Token &T) const {
+  if (T.K == Tok::End)
+    return "the end of the expression";
+  return ("'" + T.Text + "'").str();
+}
+
+Error Parser::lex() {
+  size_t I = 0, N = Text.size();
+  auto push = [&](Tok K, size_t Begin, size_t End) {
+    Token T;
+    T.K = K;
+    T.Offset = Begin;
+    T.Text = Text.slice(Begin, End);
+    Tokens.push_back(std::move(T));
+  };
+  while (I < N) {
+    char C = Text[I];
+    if (C == ' ' || C == '\t' || C == '\n' || C == '\r') {
+      ++I;
+      continue;
+    }
+    size_t Begin = I;
+    if (isDigit(C)) {
+      while (I < N && isDigit(Text[I]))
+        ++I;
+      if (I + 1 < N && Text[I] == '.' && isDigit(Text[I + 1])) {
+        ++I;
+        while (I < N && isDigit(Text[I]))
+          ++I;
+      }
+      if (I < N && (isAlpha(Text[I]) || Text[I] == '_'))
+        return errorAt(I, "expected an operator after the number '" +
+                              Text.slice(Begin, I) + "'");
+      push(Tok::Number, Begin, I);
+      double V = 0;
+      auto R = std::from_chars(Text.data() + Begin, Text.data() + I, V);
+      if (R.ec != std::errc() || !std::isfinite(V))
+        return errorAt(Begin, "number out of range");
+      Tokens.back().Num = V;
+      continue;
+    }
+    if (isAlpha(C) || C == '_') {
+      while (I < N && (isAlnum(Text[I]) || Text[I] == '_'))
+        ++I;
+      push(Tok::Ident, Begin, I);
+      continue;
+    }
+    if (C == '"') {
+      std::string S;
+      ++I;
+      bool Closed = false;
+      while (I < N) {
+        char D = Text[I];
+        if (D == '"') {
+          Closed = true;
+          ++I;
+          break;
+        }
+        if (D == '\\') {
+          if (I + 1 < N && (Text[I + 1] == '"' || Text[I + 1] == '\\')) {
+            S += Text[I + 1];
+            I += 2;
+            continue;
+          }
+          return errorAt(I, "unknown escape in string (only \\\" and \\\\)");
+        }
+        if (D == '\n')
+          break;
+        if (static_cast<unsigned char>(D) < 0x20)
+          return errorAt(I, "control character in string");
+        S += D;
+        ++I;
+      }
+      if (!Closed)
+        return errorAt(Begin, "unterminated string");
+      push(Tok::String, Begin, I);
+      Tokens.back().Str = std::move(S);
+      continue;
+    }
+    auto two = [&](char Next) { return I + 1 < N && Text[I + 1] == Next; };
+    switch (C) {
+    case '(':
+      push(Tok::LParen, I, I + 1);
+      ++I;
+      continue;
+    case ')':
+      push(Tok::RParen, I, I + 1);
+      ++I;
+      continue;
+    case '.':
+      push(Tok::Dot, I, I + 1);
+      ++I;
+      continue;
+    case '+':
+      push(Tok::Plus, I, I + 1);
+      ++I;
+      continue;
+    case '-':
+      push(Tok::Minus, I, I + 1);
+      ++I;
+      continue;
+    case '*':
+      push(Tok::Star, I, I + 1);
+      ++I;
+      continue;
+    case '/':
+      push(Tok::Slash, I, I + 1);
+      ++I;
+      continue;
+    case '<':
+      if (two('=')) {
+        push(Tok::Le, I, I + 2);
+        I += 2;
+      } else {
+        push(Tok::Lt, I, I + 1);
+        ++I;
+      }
+      continue;
+    case '>':
+      if (two('=')) {
+        push(Tok::Ge, I, I + 2);
+        I += 2;
+      } else {
+        push(Tok::Gt, I, I + 1);
+        ++I;
+      }
+      continue;
+    case '=':
+      if (two('=')) {
+        push(Tok::EqEq, I, I + 2);
+        I += 2;
+        continue;
+      }
+      return errorAt(I, "unexpected '='; did you mean '=='?");
+    case '!':
+      if (two('=')) {
+        push(Tok::Ne, I, I + 2);
+        I += 2;
+        continue;
+      }
+      return errorAt(I, "unexpected '!'; write 'not'");
+    case '&':
+      return errorAt(I, "unexpected '&'; write 'and'");
+    case '|':
+      return errorAt(I, "unexpected '|'; write 'or'");
+    case '\'':
+      return errorAt(I, "strings are written in double quotes");
+    default:
+      break;
+    }
+    if (isPrint(C))
+      return errorAt(I, Twine("unexpected character '") + Twine(C) + "'");
+    return errorAt(I, "unexpected byte 0x" + utohexstr(uint8_t(C), true, 2));
+  }
+  Token End;
+  End.K = Tok::End;
+  End.Offset = N;
+  Tokens.push_back(std::move(End));
+  return Error::success();
+}
+
+std::string Parser::suggestion(StringRef Word,
+                               ArrayRef<StringRef> Candidates) const {
+  StringRef Best;
+  unsigned BestDist = ~0u;
+  for (StringRef C : Candidates) {
+    unsigned D = Word.edit_distance(C, /*AllowReplacements=*/true,
+                                    /*MaxEditDistance=*/BestDist);
+    if (D < BestDist || (D == BestDist && C < Best)) {
+      BestDist = D;
+      Best = C;
+    }
+  }
+  if (Best.empty() || BestDist > std::max<size_t>(1, (Word.size() + 2) / 3))
+    return "";
+  return ("; did you mean '" + Best + "'?").str();
+}
+
+Error Parser::needNumber(const Parsed &P) const {
+  if (!isCondition(P))
+    return Error::success();
+  return errorAt(P.Offset, "expected a number here, found a condition");
+}
+
+Error Parser::needCondition(const Parsed &P) const {
+  if (isCondition(P))
+    return Error::success();
+  return errorAt(P.Offset,
+                 "expected a condition (a comparison) here, found a number");
+}
+
+Error Parser::run() {
+  if (Error E = lex())
+    return E;
+  if (peek().K == Tok::End)
+    return errorAt(0, "expected an expression");
+  Expected<Parsed> P = parseOr(0);
+  if (!P)
+    return P.takeError();
+  if (peek().K != Tok::End)
+    return errorAt(peek().Offset,
+                   "unexpected " + describe(peek()) + " after the expression");
+  Out.Root = P->Node;
+  return Error::success();
+}
+
+Expected<Parser::Parsed> Parser::parseOr(unsigned Depth) {
+  if (Depth > MaxDepth)
+    return errorAt(peek().Offset, "expression nested too deeply");
+  Expected<Parsed> L = parseAnd(Depth + 1);
+  if (!L)
+    return L;
+  while (isWord(peek(), "or")) {
+    take();
+    Expected<Parsed> R = parseAnd(Depth + 1);
+    if (!R)
+      return R;
+    if (Error E = needCondition(*L))
+      return E;
+    if (Error E = needCondition(*R))
+      return E;
+    L->Node = add({ExprOp::Or, 0, 0, L->Node, R->Node, true});
+  }
+  return L;
+}
+
+Expected<Parser::Parsed> Parser::parseAnd(unsigned Depth) {
+  Expected<Parsed> L = parseNot(Depth + 1);
+  if (!L)
+    return L;
+  while (isWord(peek(), "and")) {
+    take();
+    Expected<Parsed> R = parseNot(Depth + 1);
+    if (!R)
+      return R;
+    if (Error E = needCondition(*L))
+      return E;
+    if (Error E = needCondition(*R))
+      return E;
+    L->Node = add({ExprOp::And, 0, 0, L->Node, R->Node, true});
+  }
+  return L;
+}
+
+Expected<Parser::Parsed> Parser::parseNot(unsigned Depth) {
+  if (Depth > MaxDepth)
+    return errorAt(peek().Offset, "expression nested too deeply");
+  if (!isWord(peek(), "not"))
+    return parseCompare(Depth + 1);
+  size_t Offset = take().Offset;
+  Expected<Parsed> Operand = parseNot(Depth + 1);
+  if (!Operand)
+    return Operand;
+  if (Error E = needCondition(*Operand))
+    return E;
+  return Parsed{add({ExprOp::Not, 0, 0, Operand->Node, -1, true}), Offset};
+}
+
+static std::optional<ExprOp> compareOp(Tok K) {
+  switch (K) {
+  case Tok::Lt:
+    return ExprOp::Lt;
+  case Tok::Le:
+    return ExprOp::Le;
+  case Tok::Gt:
+    return ExprOp::Gt;
+  case Tok::Ge:
+    return ExprOp::Ge;
+  case Tok::EqEq:
+    return ExprOp::Eq;
+  case Tok::Ne:
+    return ExprOp::Ne;
+  default:
+    return std::nullopt;
+  }
+}
+
+Expected<Parser::Parsed> Parser::parseCompare(unsigned Depth) {
+  Expected<Parsed> L = parseSum(Depth + 1);
+  if (!L)
+    return L;
+  std::optional<ExprOp> Op = compareOp(peek().K);
+  if (!Op)
+    return L;
+  take();
+  Expected<Parsed> R = parseSum(Depth + 1);
+  if (!R)
+    return R;
+  if (Error E = needNumber(*L))
+    return E;
+  if (Error E = needNumber(*R))
+    return E;
+  if (compareOp(peek().K))
+    return errorAt(peek().Offset, "comparisons do not chain; join them with "
+                                  "'and'");
+  return Parsed{add({*Op, 0, 0, L->Node, R->Node, true}), L->Offset};
+}
+
+Expected<Parser::Parsed> Parser::parseSum(unsigned Depth) {
+  Expected<Parsed> L = parseProduct(Depth + 1);
+  if (!L)
+    return L;
+  while (peek().K == Tok::Plus || peek().K == Tok::Minus) {
+    ExprOp Op = take().K == Tok::Plus ? ExprOp::Add : ExprOp::Sub;
+    Expected<Parsed> R = parseProduct(Depth + 1);
+    if (!R)
+      return R;
+    if (Error E = needNumber(*L))
+      return E;
+    if (Error E = needNumber(*R))
+      return E;
+    L->Node = add({Op, 0, 0, L->Node, R->Node, false});
+  }
+  return L;
+}
+
+Expected<Parser::Parsed> Parser::parseProduct(unsigned Depth) {
+  Expected<Parsed> L = parseUnary(Depth + 1);
+  if (!L)
+    return L;
+  while (peek().K == Tok::Star || peek().K == Tok::Slash) {
+    ExprOp Op = take().K == Tok::Star ? ExprOp::Mul : ExprOp::Div;
+    Expected<Parsed> R = parseUnary(Depth + 1);
+    if (!R)
+      return R;
+    if (Error E = needNumber(*L))
+      return E;
+    if (Error E = needNumber(*R))
+      return E;
+    L->Node = add({Op, 0, 0, L->Node, R->Node, false});
+  }
+  return L;
+}
+
+Expected<Parser::Parsed> Parser::parseUnary(unsigned Depth) {
+  if (Depth > MaxDepth)
+    return errorAt(peek().Offset, "expression nested too deeply");
+  if (peek().K != Tok::Minus)
+    return parsePrimary(Depth + 1);
+  size_t Offset = take().Offset;
+  Expected<Parsed> Operand = parseUnary(Depth + 1);
+  if (!Operand)
+    return Operand;
+  if (Error E = needNumber(*Operand))
+    return E;
+  return Parsed{add({ExprOp::Neg, 0, 0, Operand->Node, -1, false}), Offset};
+}
+
+Expected<Parser::Parsed> Parser::parsePrimary(unsigned Depth) {
+  const Token &T = peek();
+  switch (T.K) {
+  case Tok::Number: {
+    take();
+    return Parsed{add({ExprOp::Number, T.Num, 0, -1, -1, false}), T.Offset};
+  }
+  case Tok::LParen: {
+    size_t Offset = take().Offset;
+    Expected<Parsed> Inner = parseOr(Depth + 1);
+    if (!Inner)
+      return Inner;
+    if (peek().K != Tok::RParen)
+      return errorAt(peek().Offset, "expected ')' to close the '(' at column " +
+                                        Twine(lineCol(Offset).second) +
+                                        ", found " + describe(peek()));
+    take();
+    Inner->Offset = Offset;
+    return Inner;
+  }
+  case Tok::Ident:
+    if (T.Text == "and" || T.Text == "or")
+      return errorAt(T.Offset,
+                     "expected an expression before '" + T.Text + "'");
+    return parseMetric();
+  default:
+    return errorAt(T.Offset,
+                   "expected a number, a metric or '(', found " + describe(T));
+  }
+}
+
+Expected<std::string> Parser::parseCallArgument(const Token &Callee) {
+  take(); // '('
+  const Token &Arg = peek();
+  if (Arg.K != Tok::String)
+    return errorAt(Arg.Offset, Callee.Text +
+                                   "(...) takes one string in double quotes, "
+                                   "found " +
+                                   describe(Arg));
+  take();
+  if (peek().K != Tok::RParen)
+    return errorAt(peek().Offset,
+                   "expected ')' after the string, found " + describe(peek()));
+  take();
+  if (Arg.Str.empty())
+    return errorAt(Arg.Offset, "empty string in " + Callee.Text + "(...)");
+  return Arg.Str;
+}
+
+Expected<Parser::Parsed> Parser::parseMetric() {
+  Metric M;
+  size_t Start = peek().Offset;
+  auto [Line, Col] = lineCol(Start);
+  M.Line = Line;
+  M.Column = Col;
+
+  // Qualifiers: [side '.'] [stage '.'].
+  bool StageWritten = false;
+  auto qualifierNeedsDot = [&](const Token &T) -> Error {
+    return errorAt(T.Offset + T.Text.size(),
+                   "expected '.' and a metric after '" + T.Text + "'");
+  };
+  if (isWord(peek(), "base") || isWord(peek(), "head")) {
+    const Token &T = take();
+    M.Side = T.Text == "base" ? MetricSide::Base : MetricSide::Head;
+    M.SideWritten = true;
+    if (peek().K != Tok::Dot)
+      return qualifierNeedsDot(T);
+    take();
+  }
+  if (isWord(peek(), "ptx") || isWord(peek(), "sass")) {
+    const Token &T = take();
+    M.Stage = T.Text == "ptx" ? MetricStage::PTX : MetricStage::SASS;
+    StageWritten = true;
+    if (peek().K != Tok::Dot)
+      return qualifierNeedsDot(T);
+    take();
+  }
+
+  // The measure.
+  const Token &Name = peek();
+  if (Name.K != Tok::Ident)
+    return errorAt(Name.Offset, "expected a family, op(\"...\") or a "
+                                "resource, found " +
+                                    describe(Name));
+  take();
+  if ((Name.Text == "op" || Name.Text == "family") && peek().K == Tok::LParen) {
+    Expected<std::string> Arg = parseCallArgument(Name);
+    if (!Arg)
+      return Arg.takeError();
+    if (Name.Text == "op") {
+      M.Kind = MetricKind::Opcode;
+      M.Name = std::move(*Arg);
+      if (StringRef(M.Name).find_first_of("*?[{") != StringRef::npos) {
+        // GlobPattern points into its pattern text: keep both together.
+        struct Holder {
+          std::string Text;
+          std::optional<GlobPattern> Glob;
+        };
+        auto H = std::make_shared<Holder>();
+        H->Text = M.Name;
+        Expected<GlobPattern> G = GlobPattern::create(H->Text);
+        if (!G)
+          return errorAt(Name.Offset, "bad opcode pattern \"" + M.Name +
+                                          "\": " + toString(G.takeError()));
+        H->Glob.emplace(std::move(*G));
+        M.Glob = std::shared_ptr<const GlobPattern>(H, &*H->Glob);
+      }
+      MetricStage Spelled = M.opcodeStage();
+      if (StageWritten && Spelled != MetricStage::Default && Spelled != M.Stage)
+        return errorAt(Name.Offset,
+                       "op(\"" + M.Name + "\") is a " +
+                           (Spelled == MetricStage::PTX ? "PTX" : "SASS") +
+                           " opcode, but the metric reads " +
+                           (M.Stage == MetricStage::PTX ? "ptx" : "sass"));
+    } else {
+      std::optional<unsigned> F = Families.indexOf(*Arg);
+      if (!F) {
+        SmallVector<StringRef, 16> Ids;
+        for (const Family &Fam : Families.families())
+          Ids.push_back(Fam.Id);
+        return errorAt(Name.Offset,
+                       "unknown family '" + *Arg + "'" + suggestion(*Arg, Ids));
+      }
+      M.Kind = MetricKind::Family;
+      M.Family = *F;
+      M.Name = std::move(*Arg);
+    }
+  } else if (std::optional<unsigned> F = Families.indexOf(Name.Text)) {
+    M.Kind = MetricKind::Family;
+    M.Family = *F;
+    M.Name = Name.Text.str();
+  } else if (Name.Text == "instructions" || Name.Text == "other") {
+    M.Kind =
+        Name.Text == "other" ? MetricKind::Other : MetricKind::Instructions;
+    M.Name = Name.Text.str();
+  } else if (const StringRef *R = find(ResourceNames, Name.Text);
+             R != std::end(ResourceNames)) {
+    M.Kind = MetricKind::Resource;
+    M.Res = static_cast<Resource>(R - std::begin(ResourceNames));
+    M.Name = Name.Text.str();
+    if (StageWritten)
+      return errorAt(Start, "'" + Name.Text +
+                                "' is a resource of the kernel; it has no "
+                                "stage (drop 'ptx.'/'sass.')");
+  } else {
+    std::vector<StringRef> Candidates;
+    for (const Family &Fam : Families.families())
+      Candidates.push_back(Fam.Id);
+    Candidates.insert(Candidates.end(),
+                      {"instructions", "other", "op", "family"});
+    Candidates.insert(Candidates.end(), std::begin(ResourceNames),
+                      std::end(ResourceNames));
+    if (!M.SideWritten && !StageWritten)
+      Candidates.insert(Candidates.end(), {"base", "head"});
+    if (!StageWritten)
+      Candidates.insert(Candidates.end(), {"ptx", "sass"});
+    std::string What =
+        (Name.Text == "base" || Name.Text == "head" || Name.Text == "ptx" ||
+         Name.Text == "sass")
+            ? ("'" + Name.Text + "' is written once, before the family").str()
+            : ("unknown family '" + Name.Text + "'" +
+               suggestion(Name.Text, Candidates))
+                  .str();
+    if (Name.Text == "op" || Name.Text == "family")
+      What = (Name.Text + " needs a string: " + Name.Text + "(\"...\")").str();
+    return errorAt(Name.Offset, What);
+  }
+
+  // Scope: ['.' ('loop' | 'total')].
+  if (peek().K == Tok::Dot) {
+    take();
+    const Token &Scope = peek();
+    if (Scope.K != Tok::Ident ||
+        (Scope.Text != "loop" && Scope.Text != "total"))
+      return errorAt(
+          Scope.Offset,
+          "expected 'loop' or 'total' after '.', found " + describe(Scope) +
+              (Scope.K == Tok::Ident ? suggestion(Scope.Text, {"loop", "total"})
+                                     : std::string()));
+    take();
+    if (M.Kind == MetricKind::Resource)
+      return errorAt(Scope.Offset, "'" + M.Name +
+                                       "' is a resource of the kernel; it "
+                                       "has no '." +
+                                       Scope.Text + "'");
+    M.InLoops = Scope.Text == "loop";
+  }
+
+  Out.Metrics.push_back(std::move(M));
+  return Parsed{
+      add({ExprOp::Metric, 0, unsigned(Out.Metrics.size() - 1), -1, -1, false}),
+      Start};
+}
+
+} // namespace
+
+Expected<Expr> Expr::parse(StringRef Text, const FamilyTable &Families,
+                           StringRef SourceName) {
+  auto I = std::make_shared<Impl>();
+  I->Text = Text.str();
+  Parser P(I->Text, Families, SourceName, *I);
+  if (Error E = P.run())
+    return E;
+  return Expr(std::move(I));
+}
+
+Expected<Expr> Expr::parseCondition(StringRef Text, const FamilyTable &Families,
+                                    StringRef SourceName) {
+  Expected<Expr> E = parse(Text, Families, SourceName);
+  if (!E)
+    return E;
+  if (!E->isCondition()) {
+    size_t Offset = Text.find_first_not_of(" \t\r\n");
+    unsigned Line = 1 + Text.take_front(Offset).count('\n');
+    size_t LineStart = Text.take_front(Offset).rfind('\n');
+    unsigned Col =
+        LineStart == StringRef::npos ? Offset + 1 : Offset - LineStart;
+    return inputError(SourceName, Line, Col,
+                      "expected a condition (a comparison such as "
+                      "'head.staging.loop > base.staging.loop'), found a "
+                      "number");
+  }
+  return E;
+}
+
+} // namespace gestell
