@@ -109,6 +109,12 @@ KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
   } else {
     Record(M.takeError());
   }
+  if (K.has(Stage::TTGIR)) {
+    if (Expected<const TtgirModule &> T = V.ttgir())
+      S.Ttgir = reportTtgir(*T);
+    else
+      Record(T.takeError());
+  }
   return S;
 }
 

@@ -13,6 +13,7 @@
 #include "gestell/Cubin.h"
 #include "gestell/Families.h"
 #include "gestell/InstructionCounts.h"
+#include "gestell/TtgirReport.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -32,6 +33,8 @@ struct KernelStats {
   std::string CubinTarget;              ///< "sm_90a"
   std::optional<StageCounts> Ptx, Sass;
   std::string SassFile; ///< where the SASS was read (bundle or tool cache)
+  /// Layout conversions and loops of the .ttgir, when there is one.
+  std::optional<TtgirReport> Ttgir;
   /// Stages of StatsStages it could not get, by name, and why.
   std::vector<std::pair<std::string, std::string>> Missing;
   /// Files that could not be read: "file:line:col: message".

@@ -83,6 +83,19 @@ public:
     Str("sass_file", S.SassFile);
     stage("ptx", S.Ptx);
     stage("sass", S.Sass);
+    // From the .ttgir (null without one): the SDK writes both.
+    J.attributeBegin("conversions");
+    if (S.Ttgir)
+      writeConversionsJson(J, *S.Ttgir);
+    else
+      J.value(nullptr);
+    J.attributeEnd();
+    J.attributeBegin("ttgir");
+    if (S.Ttgir)
+      writeTtgirJson(J, *S.Ttgir);
+    else
+      J.value(nullptr);
+    J.attributeEnd();
     J.objectEnd();
   }
 
