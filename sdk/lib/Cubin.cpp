@@ -112,8 +112,7 @@ void addBank(SmallVectorImpl<ConstantBank> &Banks, unsigned Bank,
       B.second += Size;
       return;
     }
-  Banks.push_back({Bank, Size});
-  llvm::sort(Banks);
+  Banks.push_back({Bank, Size}); // section order, as cuobjdump prints them
 }
 
 Error malformed(StringRef Path, Error E) {

@@ -30,13 +30,18 @@ std::string corpus(StringRef Rel) {
   return std::string(P);
 }
 
+/// Every .res-usage.txt of tests/corpus and tests/fixtures.
 std::vector<std::string> resUsageFiles() {
   std::vector<std::string> Out;
-  std::error_code EC;
-  for (sys::fs::recursive_directory_iterator I(GESTELL_TEST_CORPUS, EC), E;
-       I != E && !EC; I.increment(EC))
-    if (StringRef(I->path()).ends_with(".res-usage.txt"))
-      Out.push_back(I->path());
+  SmallString<256> Fixtures(GESTELL_TEST_CORPUS);
+  sys::path::append(Fixtures, "..", "fixtures");
+  for (StringRef Root : {StringRef(GESTELL_TEST_CORPUS), StringRef(Fixtures)}) {
+    std::error_code EC;
+    for (sys::fs::recursive_directory_iterator I(Root, EC), E; I != E && !EC;
+         I.increment(EC))
+      if (StringRef(I->path()).ends_with(".res-usage.txt"))
+        Out.push_back(I->path());
+  }
   llvm::sort(Out);
   return Out;
 }
@@ -63,7 +68,8 @@ std::string tempFile(StringRef Bytes, StringRef Suffix = "cubin") {
 
 TEST(Cubin, EveryCorpusCubinEqualsCuobjdumpResUsage) {
   std::vector<std::string> Files = resUsageFiles();
-  ASSERT_GE(Files.size(), 18u) << "tests/corpus lost its .res-usage.txt files";
+  ASSERT_GE(Files.size(), 30u)
+      << "tests/corpus or tests/fixtures lost their .res-usage.txt files";
   for (const std::string &Res : Files) {
     std::string Cubin =
         StringRef(Res).drop_back(strlen(".res-usage.txt")).str() + ".cubin";
@@ -94,6 +100,22 @@ TEST(Cubin, FieldsOfSpillingHopperAttention) {
   EXPECT_EQ(K->constantBank(0), 608u);
   EXPECT_EQ(K->RequiredThreads, 128u); // num_warps 4
   EXPECT_GT(K->CodeBytes, 0u);
+}
+
+TEST(Cubin, ConstantBanksInSectionOrder) {
+  // A Gluon kernel with a bank 2 section before its bank 0 section:
+  // cuobjdump prints CONSTANT[2] first, and so do we.
+  SmallString<256> P(GESTELL_TEST_CORPUS);
+  sys::path::append(P, "..", "fixtures", "sm100-gluon-positive");
+  sys::path::append(P, "warp-specialized", "gluon_ws_matmul.cubin");
+  Expected<CubinInfo> Info = readCubin(P);
+  ASSERT_TRUE(static_cast<bool>(Info)) << toString(Info.takeError());
+  ASSERT_EQ(Info->Kernels.size(), 1u);
+  const CubinKernel &K = Info->Kernels[0];
+  ASSERT_EQ(K.Constants.size(), 2u);
+  EXPECT_EQ(K.Constants[0], ConstantBank(2, 16));
+  EXPECT_EQ(K.Constants[1], ConstantBank(0, 1280));
+  EXPECT_EQ(K.constantBank(0), 1280u);
 }
 
 TEST(Cubin, BlackwellHelpersInsideTheKernelSectionAreNotKernels) {

@@ -48,7 +48,8 @@ struct CubinKernel {
   uint64_t Stack = 0;        ///< stack frame bytes (res-usage STACK)
   uint64_t Local = 0;        ///< local memory bytes (res-usage LOCAL)
   uint64_t SharedStatic = 0; ///< static shared bytes (res-usage SHARED)
-  /// Constant banks of this function, by bank number (res-usage CONSTANT[n]).
+  /// Constant banks of this function (res-usage CONSTANT[n]), in the order
+  /// of their sections, which is the order cuobjdump prints them in.
   llvm::SmallVector<ConstantBank, 1> Constants;
   unsigned Textures = 0, Surfaces = 0, Samplers = 0; ///< see the file comment
   uint64_t CodeBytes = 0;                            ///< size of .text.<name>
@@ -66,8 +67,9 @@ struct CubinInfo {
   unsigned SmArch = 0;       ///< 100 for sm_100a
   bool ArchSpecific = false; ///< the "a" of sm_90a / sm_100a
   uint64_t Global = 0;       ///< res-usage Common GLOBAL
-  llvm::SmallVector<ConstantBank, 1> CommonConstants; ///< Common CONSTANT[n]
-  std::vector<CubinKernel> Kernels;                   ///< in section order
+  /// Common CONSTANT[n], in section order.
+  llvm::SmallVector<ConstantBank, 1> CommonConstants;
+  std::vector<CubinKernel> Kernels; ///< in section order
 
   /// "sm_100a", "sm_80", or "" when unknown.
   std::string targetName() const;
