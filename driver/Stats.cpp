@@ -70,50 +70,15 @@ cl::opt<unsigned> OpcodesOpt("opcodes",
 /// Reads what stats needs of one kernel, then lets the parses go.
 KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
                     const FamilyTable &Families) {
-  KernelStats S;
-  S.K = &K;
-  for (const std::string &N : K.Notes)
-    S.Problems.push_back(N);
-  if (!K.has(Stage::Metadata))
-    S.Missing.push_back({"json", "no .json metadata file"});
-  auto Record = [&](Error E) {
-    handleAllErrors(
-        std::move(E),
-        [&](const MissingStage &M) {
-          S.Missing.push_back({stageName(M.S).str(), M.Reason});
-        },
-        [&](const ErrorInfoBase &B) { S.Problems.push_back(B.message()); });
-  };
-
   KernelView V(K, Opts);
-  if (Expected<const CubinInfo &> C = V.cubin()) {
-    S.CubinTarget = C->targetName();
-    const CubinKernel *CK = C->find(K.Name);
-    if (!CK && C->Kernels.size() == 1)
-      CK = &C->Kernels.front();
-    if (CK)
-      S.Resources = *CK;
-    else
-      S.Problems.push_back(K.path(Stage::Cubin).str() +
-                           ": no function named '" + K.Name + "' in the cubin");
-  } else {
-    Record(C.takeError());
-  }
-  if (Expected<const PtxModule &> P = V.ptx())
-    S.Ptx = countInstructions(*P, Families);
-  else
-    Record(P.takeError());
-  if (Expected<const SassModule &> M = V.sass()) {
-    S.Sass = countInstructions(*M, Families);
-    S.SassFile = V.sassPath().str();
-  } else {
-    Record(M.takeError());
-  }
+  KernelStats S;
+  static_cast<KernelMetrics &>(S) = collectKernelMetrics(V, Families);
+  S.K = &K;
   if (K.has(Stage::TTGIR)) {
     if (Expected<const TtgirModule &> T = V.ttgir())
       S.Ttgir = reportTtgir(*T);
     else
-      Record(T.takeError());
+      S.Problems.push_back(toString(T.takeError()));
   }
   return S;
 }

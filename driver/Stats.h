@@ -13,6 +13,7 @@
 #include "gestell/Cubin.h"
 #include "gestell/Families.h"
 #include "gestell/InstructionCounts.h"
+#include "gestell/KernelMetrics.h"
 #include "gestell/TtgirReport.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -27,18 +28,12 @@ namespace gestell::driver {
 inline constexpr Stage StatsStages[] = {Stage::Metadata, Stage::Cubin,
                                         Stage::PTX, Stage::SASS};
 
-struct KernelStats {
+/// A kernel and what the SDK collected of it (gestell/KernelMetrics.h:
+/// resources, PTX and SASS counts, missing stages, problems).
+struct KernelStats : KernelMetrics {
   const Kernel *K = nullptr;
-  std::optional<CubinKernel> Resources; ///< the cubin's entry of this kernel
-  std::string CubinTarget;              ///< "sm_90a"
-  std::optional<StageCounts> Ptx, Sass;
-  std::string SassFile; ///< where the SASS was read (bundle or tool cache)
   /// Layout conversions and loops of the .ttgir, when there is one.
   std::optional<TtgirReport> Ttgir;
-  /// Stages of StatsStages it could not get, by name, and why.
-  std::vector<std::pair<std::string, std::string>> Missing;
-  /// Files that could not be read: "file:line:col: message".
-  std::vector<std::string> Problems;
 };
 
 struct StatsOutputOptions {

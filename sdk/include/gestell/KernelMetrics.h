@@ -1,0 +1,78 @@
+//===- gestell/KernelMetrics.h - What is counted of one kernel ------------===//
+//
+// The per-kernel numbers that `gestell stats` prints, `gestell diff`
+// compares and the metric expressions (gestell/Expr.h) read: cubin
+// resources, dynamic shared memory, and PTX and SASS instruction counts by
+// family and opcode, in total and in loops (gestell/InstructionCounts.h).
+// Everything is owned, so the kernel's parses can be released once the
+// metrics are collected.
+//
+// KernelMetricProvider answers Expr metrics from a head kernel's metrics and,
+// when there is one, its baseline's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_KERNELMETRICS_H
+#define GESTELL_KERNELMETRICS_H
+
+#include "gestell/Cubin.h"
+#include "gestell/Expr.h"
+#include "gestell/InstructionCounts.h"
+#include "gestell/KernelView.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gestell {
+
+struct KernelMetrics {
+  std::optional<CubinKernel> Resources; ///< the cubin's entry of this kernel
+  std::string CubinTarget;              ///< "sm_90a"
+  std::optional<int64_t> SharedDynamic; ///< metadata `shared`, bytes
+  std::optional<StageCounts> Ptx, Sass;
+  std::string SassFile; ///< where the SASS was read (bundle or tool cache)
+  /// Stages (json, cubin, ptx, sass) it could not get, by name, and why.
+  std::vector<std::pair<std::string, std::string>> Missing;
+  /// Files that could not be read ("file:line:col: message") and the
+  /// kernel's discovery notes.
+  std::vector<std::string> Problems;
+
+  /// The counts of one stage (Isa::PTX or Isa::SASS), or null.
+  const StageCounts *counts(Isa I) const {
+    return I == Isa::PTX ? (Ptx ? &*Ptx : nullptr) : (Sass ? &*Sass : nullptr);
+  }
+  /// Why a stage ("ptx", "sass", "cubin", "json") is absent, or "".
+  std::string whyMissing(llvm::StringRef StageName) const;
+};
+
+/// Reads the metadata, cubin, PTX and SASS of V's kernel (as present) and
+/// counts them with Families. Missing stages and unreadable files are
+/// recorded in the result, never fatal. Does not release V.
+KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families);
+
+/// The stage a metric without `ptx.`/`sass.` reads: SASS when every kernel
+/// given has SASS counts, else PTX when every one has PTX counts, else SASS
+/// when the first has SASS, else PTX. (Base and head then read the same
+/// stage whenever they can.)
+Isa defaultMetricStage(const KernelMetrics &Head,
+                       const KernelMetrics *Base = nullptr);
+
+/// Answers metrics of expressions parsed with the FamilyTable the metrics
+/// were counted with. `base.` metrics are unknown when Base is null.
+class KernelMetricProvider : public MetricProvider {
+public:
+  KernelMetricProvider(const KernelMetrics &Head, const KernelMetrics *Base,
+                       llvm::StringRef KernelName)
+      : Head(Head), Base(Base), KernelName(KernelName.str()) {}
+  MetricValue value(const Metric &M) const override;
+
+private:
+  const KernelMetrics &Head;
+  const KernelMetrics *Base;
+  std::string KernelName;
+};
+
+} // namespace gestell
+
+#endif

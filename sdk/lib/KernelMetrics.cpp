@@ -1,0 +1,161 @@
+//===- KernelMetrics.cpp - What is counted of one kernel ------------------===//
+#include "gestell/KernelMetrics.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace llvm;
+
+namespace gestell {
+
+std::string KernelMetrics::whyMissing(StringRef StageName) const {
+  for (const auto &[S, Why] : Missing)
+    if (S == StageName)
+      return Why;
+  return "";
+}
+
+KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families) {
+  KernelMetrics S;
+  const Kernel &K = V.kernel();
+  for (const std::string &N : K.Notes)
+    S.Problems.push_back(N);
+  if (!K.has(Stage::Metadata))
+    S.Missing.push_back({"json", "no .json metadata file"});
+  if (K.Meta)
+    S.SharedDynamic = K.Meta->Shared;
+  auto Record = [&](Error E) {
+    handleAllErrors(
+        std::move(E),
+        [&](const MissingStage &M) {
+          S.Missing.push_back({stageName(M.S).str(), M.Reason});
+        },
+        [&](const ErrorInfoBase &B) { S.Problems.push_back(B.message()); });
+  };
+
+  if (Expected<const CubinInfo &> C = V.cubin()) {
+    S.CubinTarget = C->targetName();
+    const CubinKernel *CK = C->find(K.Name);
+    if (!CK && C->Kernels.size() == 1)
+      CK = &C->Kernels.front();
+    if (CK)
+      S.Resources = *CK;
+    else
+      S.Problems.push_back(K.path(Stage::Cubin).str() +
+                           ": no function named '" + K.Name + "' in the cubin");
+  } else {
+    Record(C.takeError());
+  }
+  if (Expected<const PtxModule &> P = V.ptx())
+    S.Ptx = countInstructions(*P, Families);
+  else
+    Record(P.takeError());
+  if (Expected<const SassModule &> M = V.sass()) {
+    S.Sass = countInstructions(*M, Families);
+    S.SassFile = V.sassPath().str();
+  } else {
+    Record(M.takeError());
+  }
+  return S;
+}
+
+Isa defaultMetricStage(const KernelMetrics &Head, const KernelMetrics *Base) {
+  auto All = [&](Isa I) {
+    return Head.counts(I) && (!Base || Base->counts(I));
+  };
+  if (All(Isa::SASS))
+    return Isa::SASS;
+  if (All(Isa::PTX))
+    return Isa::PTX;
+  return Head.Sass ? Isa::SASS : Isa::PTX;
+}
+
+namespace {
+std::optional<double> resourceValue(const KernelMetrics &K, Resource R) {
+  if (R == Resource::SharedDynamic) {
+    if (K.SharedDynamic)
+      return double(*K.SharedDynamic);
+    return std::nullopt;
+  }
+  if (!K.Resources)
+    return std::nullopt;
+  switch (R) {
+  case Resource::Registers:
+    return double(K.Resources->Registers);
+  case Resource::Stack:
+    return double(K.Resources->Stack);
+  case Resource::Local:
+    return double(K.Resources->Local);
+  case Resource::SharedStatic:
+    return double(K.Resources->SharedStatic);
+  case Resource::SharedDynamic:
+    break;
+  }
+  return std::nullopt;
+}
+
+double pick(const Count &C, bool InLoops) {
+  return double(InLoops ? C.InLoops : C.Total);
+}
+} // namespace
+
+MetricValue KernelMetricProvider::value(const Metric &M) const {
+  const bool IsBase = M.Side == MetricSide::Base;
+  const KernelMetrics *K = IsBase ? Base : &Head;
+  const char *Side = IsBase ? "the baseline" : "the kernel";
+  if (!K)
+    return MetricValue::unknown("no baseline kernel matches '" + KernelName +
+                                "'");
+
+  if (M.Kind == MetricKind::Resource) {
+    if (std::optional<double> V = resourceValue(*K, M.Res))
+      return MetricValue::known(*V);
+    std::string From = M.Res == Resource::SharedDynamic ? "json" : "cubin";
+    std::string Why = K->whyMissing(From);
+    return MetricValue::unknown(
+        (Twine(Side) + " has no " + resourceName(M.Res) + " (" +
+         (Why.empty() ? "no " + From + " entry" : Why) + ")")
+            .str());
+  }
+
+  Isa I;
+  if (M.Stage == MetricStage::PTX)
+    I = Isa::PTX;
+  else if (M.Stage == MetricStage::SASS)
+    I = Isa::SASS;
+  else if (M.Kind == MetricKind::Opcode &&
+           M.opcodeStage() != MetricStage::Default)
+    I = M.opcodeStage() == MetricStage::PTX ? Isa::PTX : Isa::SASS;
+  else
+    I = defaultMetricStage(Head, Base);
+  const StageCounts *C = K->counts(I);
+  if (!C) {
+    std::string Why = K->whyMissing(isaName(I));
+    return MetricValue::unknown((Twine(Side) + " has no " +
+                                 (I == Isa::PTX ? "PTX" : "SASS") +
+                                 (Why.empty() ? "" : ": " + Why))
+                                    .str());
+  }
+  double V = 0;
+  switch (M.Kind) {
+  case MetricKind::Family:
+    if (M.Family < C->Families.size())
+      V = pick(C->Families[M.Family], M.InLoops);
+    break;
+  case MetricKind::Instructions:
+    V = pick(C->Instructions, M.InLoops);
+    break;
+  case MetricKind::Other:
+    V = pick(C->Other, M.InLoops);
+    break;
+  case MetricKind::Opcode:
+    for (const auto &E : C->Opcodes)
+      if (M.matchesOpcode(E.first()))
+        V += pick(E.second, M.InLoops);
+    break;
+  case MetricKind::Resource:
+    break;
+  }
+  return MetricValue::known(V, isaName(I));
+}
+
+} // namespace gestell
