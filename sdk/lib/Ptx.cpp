@@ -101,7 +101,8 @@ private:
     uint32_t Scope;
     StringRef List; ///< "L1, L2, L3"
   };
-  std::vector<PtxInstruction> Insts; ///< scratch, reused per function
+  std::vector<PtxInstruction> Insts; ///< the function being read
+  size_t StatementsLeft = 0;         ///< ';' not yet consumed, roughly
   std::vector<PtxLabel> Labels;
   std::vector<PendingBranch> Branches;
   std::vector<BranchTargets> Tables;
@@ -127,15 +128,19 @@ private:
 
   /// Skips blanks and newlines.
   void skipSpace() {
-    while (Cur < End) {
-      char C = *Cur;
-      if (isBlank(C))
-        ++Cur;
-      else if (C == '\n')
-        newline();
-      else
+    const char *P = Cur;
+    while (P < End) {
+      char C = *P;
+      if (isBlank(C)) {
+        ++P;
+      } else if (C == '\n') {
+        ++Line;
+        LineStart = ++P;
+      } else {
         break;
+      }
     }
+    Cur = P;
   }
   void skipBlanks() {
     while (Cur < End && isBlank(*Cur))
@@ -199,14 +204,10 @@ private:
   Expected<StringRef> statementTail(const char *StmtStart) {
     const char *B = Cur;
     // Fast path: the ';' is on this line and no comment comes before it.
-    const char *LE = lineEnd(Cur, End);
-    const void *Semi = memchr(Cur, ';', LE - Cur);
-    if (Semi) {
-      const char *S = static_cast<const char *>(Semi);
-      if (!memchr(Cur, '/', S - Cur)) {
-        Cur = S + 1;
-        return StringRef(B, S - B);
-      }
+    const char *Stop = findStatementBreak(Cur, End);
+    if (Stop < End && *Stop == ';') {
+      Cur = Stop + 1;
+      return StringRef(B, Stop - B);
     }
     uint32_t L0 = Line, C0 = column(StmtStart);
     while (Cur < End) {
@@ -245,10 +246,12 @@ private:
 };
 
 Error PtxScanner::run() {
-  if (Error E = checkText(Buf, Path))
+  size_t Semicolons = 0;
+  if (Error E = checkText(Buf, Path, ';', Semicolons))
     return E;
   M.Files.assign(1, std::string());
-  Insts.reserve(std::count(Buf.begin(), Buf.end(), ';'));
+  StatementsLeft = Semicolons; // an upper bound on the statements
+  Insts.reserve(StatementsLeft);
   for (;;) {
     if (Error E = skipTrivia())
       return E;
@@ -296,30 +299,32 @@ Error PtxScanner::skipBalanced(char Open, char Close) {
                          Twine(Close) + "' before the end of the file");
 }
 
-/// `.section NAME { ... }`: DWARF tables Triton's PTX carries. Skipped line
-/// by line; only braces outside comments count.
+/// `.section NAME { ... }`: DWARF tables Triton's PTX carries (often a third
+/// of the file). Skipped in one pass; only braces outside comments count.
 Error PtxScanner::skipSection(const char *Start) {
   uint32_t L0 = Line, C0 = column(Start);
   int Depth = 0;
   bool Opened = false;
-  while (Cur < End) {
-    const char *LE = lineEnd(Cur, End);
-    const char *Stop = LE;
-    if (const void *S = memchr(Cur, '/', LE - Cur))
-      Stop = static_cast<const char *>(S);
-    for (const char *P = Cur; P < Stop; ++P) {
-      if (*P == '{') {
-        ++Depth;
-        Opened = true;
-      } else if (*P == '}' && --Depth == 0 && Opened) {
-        Cur = P + 1;
-        return Error::success();
-      }
+  const char *P = Cur;
+  while (P < End) {
+    char C = *P;
+    if (C == '\n') {
+      ++Line;
+      LineStart = ++P;
+    } else if (C == '/') {
+      P = lineEnd(P, End); // a comment: DWARF tables name every byte
+    } else if (C == '{') {
+      ++Depth;
+      Opened = true;
+      ++P;
+    } else if (C == '}' && Opened && --Depth == 0) {
+      Cur = P + 1;
+      return Error::success();
+    } else {
+      ++P;
     }
-    Cur = LE;
-    if (Cur < End)
-      newline();
   }
+  Cur = P;
   return errorAtLine(L0, C0,
                      "unterminated .section: no closing '}' before the end "
                      "of the file");
@@ -659,18 +664,22 @@ Error PtxScanner::instruction(const char *Start, uint32_t Scope) {
       return errorAt(Cur, "expected an opcode after the predicate");
   }
   const char *Op = Cur;
-  while (Cur < End && !isSpace(*Cur) && *Cur != ';' && *Cur != '{')
-    ++Cur;
-  I.Opcode = StringRef(Op, Cur - Op);
+  const char *P = findOpcodeEnd(Op, End);
+  Cur = P;
+  I.Opcode = StringRef(Op, P - Op);
   I.Line = Line;
   I.Column = column(Op);
   Expected<StringRef> Tail = statementTail(Op);
   if (!Tail)
     return Tail.takeError();
-  I.Operands = Tail->trim();
+  I.Operands = trim(Tail->begin(), Tail->end());
 
-  StringRef Base = I.baseOpcode();
   uint32_t Index = Insts.size();
+  char First = I.Opcode[0];
+  StringRef Base = First == 'b' || First == 'c' || First == 'r' ||
+                           First == 'e' || First == 't'
+                       ? I.baseOpcode()
+                       : StringRef();
   if (Base == "bra") {
     I.Kind = Flow::Branch;
     if (I.Operands.empty())
@@ -752,7 +761,12 @@ Error PtxScanner::finishFunction(PtxFunction &F) {
     }
     Transfers.push_back(std::move(T));
   }
-  F.Instructions.assign(Insts.begin(), Insts.end());
+  // Hand the scratch vector over (one function per file is the rule) and
+  // size the next one from the statements left.
+  F.Instructions.swap(Insts);
+  StatementsLeft -= std::min<size_t>(StatementsLeft, N);
+  Insts.clear();
+  Insts.reserve(StatementsLeft);
   F.Labels = Labels;
   F.CF = buildControlFlow(N, Transfers);
   return Error::success();

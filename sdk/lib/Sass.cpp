@@ -123,7 +123,8 @@ private:
 
   // Function being read.
   SassFunction *F = nullptr;
-  std::vector<SassInstruction> Insts; ///< scratch, reused per function
+  std::vector<SassInstruction> Insts; ///< the function being read
+  size_t InstsLeft = 0;               ///< ';' not yet consumed
   std::vector<SassLabel> Labels;
   size_t PendingLabels = 0; ///< labels at the end of Labels without address
   StringRef EndLabel;       ///< from `.size f,(.L_x_N - f)` (nvdisasm)
@@ -151,6 +152,7 @@ void SassScanner::startFunction(StringRef Name) {
   F->Name = Name.str();
   F->Line = Line;
   Insts.clear();
+  Insts.reserve(InstsLeft);
   Labels.clear();
   PendingLabels = 0;
   EndLabel = StringRef();
@@ -236,14 +238,18 @@ void SassScanner::setTargetFromFlags(StringRef Flags) {
 }
 
 Error SassScanner::instruction(StringRef L) {
-  SassInstruction I;
+  // Built in place: no copy of the (large) instruction per line.
+  Insts.emplace_back();
+  SassInstruction &I = Insts.back();
+  auto Fail = [&](const char *At, const Twine &Msg) {
+    Insts.pop_back();
+    return errorAt(At, Msg);
+  };
   I.Line = Line;
   const char *P = L.begin() + 2, *E = L.end();
   if (!parseHex(P, E, I.Address) || E - P < 2 || P[0] != '*' || P[1] != '/')
-    return errorAt(L.begin(), "expected an address comment like /*0040*/");
-  P += 2;
-  while (P < E && isBlank(*P))
-    ++P;
+    return Fail(L.begin(), "expected an address comment like /*0040*/");
+  P = skipBlanks(P + 2, E);
   if (P < E && *P == '@') {
     ++P;
     if (P < E && *P == '!') {
@@ -254,80 +260,130 @@ Error SassScanner::instruction(StringRef L) {
     while (P < E && (isAlpha(*P) || isDigit(*P) || *P == '_'))
       ++P;
     if (P == B)
-      return errorAt(B, "expected a predicate register after '@'");
+      return Fail(B, "expected a predicate register after '@'");
     I.Predicate = StringRef(B, P - B);
-    while (P < E && isBlank(*P))
-      ++P;
+    P = skipBlanks(P, E);
   }
   const char *Op = P;
   while (P < E && !isBlank(*P) && *P != ';')
     ++P;
   if (P == Op)
-    return errorAt(Op, "expected an opcode after the address");
+    return Fail(Op, "expected an opcode after the address");
   I.Opcode = StringRef(Op, P - Op);
   I.Column = column(Op);
   const void *Semi = memchr(P, ';', E - P);
   if (!Semi)
-    return errorAt(Op, "expected ';' to end the instruction (truncated "
-                       "line?)");
+    return Fail(Op, "expected ';' to end the instruction (truncated line?)");
   const char *S = static_cast<const char *>(Semi);
-  // Scheduling annotations (sm_120 listings) follow the operands after
-  // blanks: "&wr=0x0", "&req={1}", "&rd=0x1", "?trans1", "?WAIT5_END_GROUP".
+  // Scheduling annotations (sm_120 listings) are the trailing blank-separated
+  // tokens that start with '&' or '?': "&wr=0x0", "&req={1}", "&rd=0x1",
+  // "?trans1", "?WAIT5_END_GROUP".
   const char *OpsEnd = S;
-  for (const char *Q = P; Q + 1 < S; ++Q)
-    if (isBlank(*Q) && (Q[1] == '&' || Q[1] == '?')) {
-      OpsEnd = Q;
-      I.Schedule = trim(Q, S);
+  for (;;) {
+    const char *TE = OpsEnd;
+    while (TE > P && isBlank(TE[-1]))
+      --TE;
+    const char *TB = TE;
+    while (TB > P && !isBlank(TB[-1]))
+      --TB;
+    if (TB == TE || TB == P || (*TB != '&' && *TB != '?'))
       break;
-    }
+    OpsEnd = TB;
+  }
+  if (OpsEnd != S)
+    I.Schedule = trim(OpsEnd, S);
   I.Operands = trim(P, OpsEnd);
 
-  // The operand that names a code address.
+  // Control flow, and whether the opcode takes a code address (the opcodes
+  // nvdisasm prints with a label). One switch on the first letter: most
+  // opcodes leave after a single compare.
   StringRef Base = I.baseOpcode();
+  bool TakesAddress = false;
+  switch (Base[0]) {
+  case 'B':
+    if (Base == "BRA") {
+      I.Kind = Flow::Branch;
+      TakesAddress = true;
+    } else if (Base == "BRX") {
+      I.Kind = Flow::IndirectBranch;
+    } else if (Base == "BSSY") {
+      TakesAddress = true;
+    } else if (Base == "BPT" && I.Opcode.starts_with("BPT.TRAP")) {
+      I.Kind = Flow::Trap;
+    }
+    break;
+  case 'C':
+    if (Base == "CALL") {
+      I.Kind = Flow::Call;
+      TakesAddress = true;
+    }
+    break;
+  case 'E':
+    if (Base == "EXIT")
+      I.Kind = Flow::Exit;
+    break;
+  case 'J':
+    if (Base == "JMP") {
+      I.Kind = Flow::Branch;
+      TakesAddress = true;
+    } else if (Base == "JMX") {
+      I.Kind = Flow::IndirectBranch;
+    }
+    break;
+  case 'K':
+    if (Base == "KILL")
+      I.Kind = Flow::Exit;
+    break;
+  case 'L':
+    TakesAddress = Base == "LEPC";
+    break;
+  case 'R':
+    if (Base == "RET") {
+      I.Kind = Flow::Return;
+      TakesAddress = true;
+    }
+    break;
+  default:
+    break;
+  }
+
+  // The operand that names a code address: "`(label)" in nvdisasm listings,
+  // a trailing number in cuobjdump ones.
   StringRef Ops = I.Operands;
-  size_t Tick = Ops.find('`');
-  if (Tick != StringRef::npos) {
-    StringRef T = Ops.drop_front(Tick);
+  if (TakesAddress || Base[0] == 'B' || Base[0] == 'C') {
+    size_t Tick = Ops.find('`');
+    if (Tick != StringRef::npos) {
+      StringRef T = Ops.drop_front(Tick);
+      size_t Close = T.find(')');
+      if (T.size() > 2 && T[1] == '(' && Close != StringRef::npos)
+        I.CodeOperand = T.take_front(Close + 1);
+    } else if (TakesAddress) {
+      size_t Last = Ops.find_last_of(" ,");
+      StringRef T = Last == StringRef::npos ? Ops : Ops.drop_front(Last + 1);
+      uint64_t A;
+      const char *Q = T.begin() + 2;
+      if (T.size() > 2 && T[0] == '0' && T[1] == 'x' &&
+          parseHex(Q, T.end(), A) && Q == T.end()) {
+        I.CodeOperand = T;
+        I.CodeAddress = A;
+      }
+    }
+  } else if (!Ops.empty() && memchr(Ops.data(), '`', Ops.size())) {
+    // A label operand on an opcode not listed above: keep it as written.
+    StringRef T = Ops.drop_front(Ops.find('`'));
     size_t Close = T.find(')');
     if (T.size() > 2 && T[1] == '(' && Close != StringRef::npos)
       I.CodeOperand = T.take_front(Close + 1);
-  } else if (Base == "BRA" || Base == "JMP" || Base == "CALL" ||
-             Base == "BSSY" || Base == "RET" || Base == "LEPC") {
-    // cuobjdump spells code addresses as numbers: the last operand of the
-    // opcodes that nvdisasm prints with a label.
-    size_t Last = Ops.find_last_of(" ,");
-    StringRef T = Last == StringRef::npos ? Ops : Ops.drop_front(Last + 1);
-    uint64_t A;
-    const char *Q = T.begin() + 2;
-    if (T.size() > 2 && T[0] == '0' && T[1] == 'x' && parseHex(Q, T.end(), A) &&
-        Q == T.end()) {
-      I.CodeOperand = T;
-      I.CodeAddress = A;
-    }
   }
 
-  if (Base == "BRA" || Base == "JMP")
-    I.Kind = Flow::Branch;
-  else if (Base == "BRX" || Base == "JMX")
-    I.Kind = Flow::IndirectBranch;
-  else if (Base == "CALL")
-    I.Kind = Flow::Call;
-  else if (Base == "RET")
-    I.Kind = Flow::Return;
-  else if (Base == "EXIT" || Base == "KILL")
-    I.Kind = Flow::Exit;
-  else if (Base == "BPT" && I.Opcode.starts_with("BPT.TRAP"))
-    I.Kind = Flow::Trap;
-
-  if (!Insts.empty() && I.Address <= Insts.back().Address)
-    return errorAt(L.begin(), "instruction addresses must increase within "
-                              "a function");
+  if (Insts.size() > 1 && I.Address <= Insts[Insts.size() - 2].Address)
+    return Fail(L.begin(), "instruction addresses must increase within a "
+                           "function");
   I.Frame = CurFrame;
   // Labels just read name this instruction.
   for (size_t K = Labels.size() - PendingLabels; K < Labels.size(); ++K)
     Labels[K].Address = I.Address;
   PendingLabels = 0;
-  Insts.push_back(I);
   return Error::success();
 }
 
@@ -362,7 +418,8 @@ Error SassScanner::finishFunction() {
   std::sort(Order.begin(), Order.end(), [&](uint32_t A, uint32_t B) {
     return Labels[A].Name < Labels[B].Name;
   });
-  F->Instructions.assign(Insts.begin(), Insts.end());
+  F->Instructions.swap(Insts);
+  InstsLeft -= std::min(InstsLeft, F->Instructions.size());
   F->Labels = Labels;
   std::vector<Transfer> Transfers;
   for (uint32_t K = 0; K < F->Instructions.size(); ++K) {
@@ -403,7 +460,10 @@ Error SassScanner::finishFunction() {
 }
 
 Error SassScanner::run() {
-  if (Error E = checkText(Buf, Path))
+  // Every instruction line holds one ';' and nothing else does (encodings,
+  // line info and directives have none): the count sizes the vectors.
+  size_t Semicolons = 0;
+  if (Error E = checkText(Buf, Path, ';', Semicolons))
     return E;
   std::optional<SassFormat> Fmt = detectSassFormat(Buf);
   if (!Fmt)
@@ -412,8 +472,8 @@ Error SassScanner::run() {
                             "line info or /*addr*/ instruction line found)");
   M.Format = *Fmt;
   bool Cuobjdump = *Fmt == SassFormat::Cuobjdump;
-  size_t Lines = std::count(Buf.begin(), Buf.end(), '\n') + 1;
-  Insts.reserve(Cuobjdump ? Lines / 2 + 64 : Lines);
+  InstsLeft = Semicolons;
+  Insts.reserve(InstsLeft);
   bool ExplicitTarget = false;
   bool Closed = true; // cuobjdump: the last listing ended with dots
 
@@ -422,9 +482,7 @@ Error SassScanner::run() {
     const char *LE = lineEnd(P, End);
     ++Line;
     LineBegin = P;
-    const char *B = P;
-    while (B < LE && isBlank(*B))
-      ++B;
+    const char *B = skipBlanks(P, LE);
     StringRef L(B, LE - B);
     while (!L.empty() && isBlank(L.back()))
       L = L.drop_back();
@@ -433,7 +491,7 @@ Error SassScanner::run() {
       continue;
     char C = L[0];
     if (C == '/') {
-      if (isAddressComment(L)) {
+      if (L.size() > 1 && L[1] == '*' && isAddressComment(L)) {
         endInfoGroup();
         if (!F) {
           if (Cuobjdump)
@@ -445,7 +503,7 @@ Error SassScanner::run() {
           return E;
         continue;
       }
-      if (startsWith(L, "//## File ")) {
+      if (L.size() > 1 && L[1] == '/' && startsWith(L, "//## File ")) {
         if (Error E = lineInfo(L))
           return E;
         continue;

@@ -12,14 +12,18 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace gestell {
 namespace scan {
 
 /// Fails with an InputError at the first NUL byte or invalid UTF-8 sequence
 /// ("binary data" / "invalid UTF-8"), naming line and column. Pure ASCII is
-/// checked eight bytes at a time.
-llvm::Error checkText(llvm::StringRef Buffer, llvm::StringRef Path);
+/// checked eight bytes at a time. On the way it counts the bytes equal to
+/// Counted into *Count (the parsers size their vectors from it: ';' for
+/// PTX statements, '\n' for SASS lines).
+llvm::Error checkText(llvm::StringRef Buffer, llvm::StringRef Path,
+                      char Counted, size_t &Count);
 
 inline bool isBlank(char C) { return C == ' ' || C == '\t' || C == '\r'; }
 inline bool isSpace(char C) { return isBlank(C) || C == '\n'; }
@@ -35,6 +39,67 @@ inline int hexValue(char C) {
   if (C >= 'A' && C <= 'F')
     return C - 'A' + 10;
   return -1;
+}
+
+/// Skips blanks; runs of spaces go eight at a time (cuobjdump pads its
+/// lines with dozens).
+inline const char *skipBlanks(const char *P, const char *End) {
+  constexpr uint64_t Spaces = 0x2020202020202020ull;
+  uint64_t W;
+  while (End - P >= 8 && (std::memcpy(&W, P, 8), W == Spaces))
+    P += 8;
+  while (P < End && isBlank(*P))
+    ++P;
+  return P;
+}
+
+namespace detail {
+inline constexpr uint64_t Ones = 0x0101010101010101ull;
+inline constexpr uint64_t High = 0x8080808080808080ull;
+/// High bit set in the bytes of W that equal C (exact for the lowest one).
+inline uint64_t bytesEqual(uint64_t W, char C) {
+  uint64_t X = W ^ (Ones * static_cast<unsigned char>(C));
+  return (X - Ones) & ~X & High;
+}
+/// High bit set in the bytes of W below 0x21: blanks, newlines, controls
+/// (exact for the lowest one; W holds ASCII).
+inline uint64_t bytesBelowBang(uint64_t W) {
+  return (W - Ones * 0x21) & ~W & High;
+}
+} // namespace detail
+
+/// First byte in [P, End) that is a blank, a newline, ';' or '{': where a
+/// PTX opcode ends. Eight bytes at a time.
+inline const char *findOpcodeEnd(const char *P, const char *End) {
+  using namespace detail;
+  while (End - P >= 8) {
+    uint64_t W;
+    std::memcpy(&W, P, 8);
+    uint64_t M = bytesBelowBang(W) | bytesEqual(W, ';') | bytesEqual(W, '{');
+    if (M)
+      return P + (__builtin_ctzll(M) >> 3);
+    P += 8;
+  }
+  while (P<End &&static_cast<unsigned char>(*P)> 0x20 && *P != ';' && *P != '{')
+    ++P;
+  return P;
+}
+
+/// First ';', '\n' or '/' in [P, End): where a statement ends, its line
+/// ends, or a comment may start. Eight bytes at a time.
+inline const char *findStatementBreak(const char *P, const char *End) {
+  using namespace detail;
+  while (End - P >= 8) {
+    uint64_t W;
+    std::memcpy(&W, P, 8);
+    uint64_t M = bytesEqual(W, ';') | bytesEqual(W, '\n') | bytesEqual(W, '/');
+    if (M)
+      return P + (__builtin_ctzll(M) >> 3);
+    P += 8;
+  }
+  while (P < End && *P != ';' && *P != '\n' && *P != '/')
+    ++P;
+  return P;
 }
 
 /// End of the line holding P (the '\n' or End).

@@ -1,0 +1,161 @@
+//===- bench_parsers.cpp - MB/s of the PTX and SASS parsers ---------------===//
+//
+// Usage: bench_parsers CORPUS_DIR [SECONDS]
+//
+// Finds every .ptx and .sass file under CORPUS_DIR, reads them into memory
+// once, tells the SASS files apart by content (nvdisasm or cuobjdump), and
+// parses each group over and over for at least SECONDS (default 1) per
+// parser. Prints MB/s (10^6 bytes) and instructions/s per parser for the
+// fastest pass, parsing from memory (the parser alone) and from the files
+// (open + mmap + checks + parse), next to one memchr pass counting lines
+// over the same bytes. One thread.
+//
+//===----------------------------------------------------------------------===//
+#include "gestell/Ptx.h"
+#include "gestell/Sass.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+using namespace gestell;
+
+namespace {
+
+struct Group {
+  const char *Name;
+  std::vector<std::string> Paths;
+  std::vector<std::unique_ptr<MemoryBuffer>> Data;
+  size_t Bytes = 0;
+};
+
+using Clock = std::chrono::steady_clock;
+
+/// Runs Body (one pass over a group, returning what it counted) until
+/// MinSeconds have passed, at least three times; returns the fastest pass in
+/// seconds (the machine is shared: the minimum is the stable figure).
+template <typename F>
+double timePasses(double MinSeconds, size_t &Items, F Body) {
+  unsigned Passes = 0;
+  double Best = 1e30, Total = 0;
+  do {
+    auto Start = Clock::now();
+    Items = Body();
+    double S = std::chrono::duration<double>(Clock::now() - Start).count();
+    Best = std::min(Best, S);
+    Total += S;
+    ++Passes;
+  } while (Total < MinSeconds || Passes < 3);
+  return Best;
+}
+
+void report(const char *What, const Group &G, double Seconds, size_t Items,
+            const char *Unit) {
+  outs() << format("  %-20s %9.1f MB/s %13.0f %s/s  (%.2f ms/pass)\n", What,
+                   G.Bytes / Seconds / 1e6, Items / Seconds, Unit,
+                   Seconds * 1e3);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    errs() << "usage: bench_parsers CORPUS_DIR [SECONDS]\n";
+    return 2;
+  }
+  double MinSeconds = argc > 2 ? std::atof(argv[2]) : 1.0;
+  Group Ptx{"PTX", {}, {}, 0}, Nv{"SASS nvdisasm", {}, {}, 0},
+      Cu{"SASS cuobjdump", {}, {}, 0};
+  std::error_code EC;
+  std::vector<std::string> Files;
+  for (sys::fs::recursive_directory_iterator It(argv[1], EC), E; It != E && !EC;
+       It.increment(EC))
+    if (It->type() == sys::fs::file_type::regular_file)
+      Files.push_back(It->path());
+  if (EC) {
+    errs() << "bench_parsers: " << argv[1] << ": " << EC.message() << "\n";
+    return 2;
+  }
+  std::sort(Files.begin(), Files.end());
+  for (const std::string &P : Files) {
+    bool IsPtx = StringRef(P).ends_with(".ptx");
+    if (!IsPtx && !StringRef(P).ends_with(".sass"))
+      continue;
+    auto Buf = MemoryBuffer::getFile(P, false, false);
+    if (!Buf) {
+      errs() << "bench_parsers: " << P << ": " << Buf.getError().message()
+             << "\n";
+      return 2;
+    }
+    Group *G = &Ptx;
+    if (!IsPtx) {
+      auto Fmt = detectSassFormat((*Buf)->getBuffer());
+      if (!Fmt)
+        continue;
+      G = *Fmt == SassFormat::Nvdisasm ? &Nv : &Cu;
+    }
+    G->Bytes += (*Buf)->getBufferSize();
+    G->Paths.push_back(P);
+    G->Data.push_back(std::move(*Buf));
+  }
+
+  outs() << "bench_parsers: " << argv[1] << "\n";
+  int Failures = 0;
+  for (Group *G : {&Ptx, &Nv, &Cu}) {
+    outs() << format("%s: %zu files, %.2f MB\n", G->Name, G->Paths.size(),
+                     G->Bytes / 1e6);
+    if (G->Paths.empty())
+      continue;
+    bool IsPtx = G == &Ptx;
+    size_t Insts = 0;
+    auto Count = [&](auto &&M) -> size_t {
+      if (!M) {
+        errs() << toString(M.takeError()) << "\n";
+        ++Failures;
+        return 0;
+      }
+      return (*M)->instructionCount();
+    };
+    double Mem = timePasses(MinSeconds, Insts, [&] {
+      size_t N = 0;
+      for (size_t I = 0; I < G->Data.size(); ++I) {
+        auto B = MemoryBuffer::getMemBuffer(G->Data[I]->getBuffer(),
+                                            G->Paths[I], false);
+        N += IsPtx ? Count(parsePtx(std::move(B), G->Paths[I]))
+                   : Count(parseSass(std::move(B), G->Paths[I]));
+      }
+      return N;
+    });
+    report("parse from memory", *G, Mem, Insts, "inst");
+    double Disk = timePasses(MinSeconds, Insts, [&] {
+      size_t N = 0;
+      for (const std::string &P : G->Paths)
+        N += IsPtx ? Count(parsePtx(P)) : Count(parseSass(P));
+      return N;
+    });
+    report("parse from file", *G, Disk, Insts, "inst");
+    size_t Lines = 0;
+    double Scan = timePasses(MinSeconds, Lines, [&] {
+      size_t N = 0;
+      for (const auto &B : G->Data) {
+        const char *P = B->getBufferStart(), *E = B->getBufferEnd();
+        while (const void *NL = memchr(P, '\n', E - P)) {
+          ++N;
+          P = static_cast<const char *>(NL) + 1;
+        }
+      }
+      return N;
+    });
+    report("memchr line count", *G, Scan, Lines, "line");
+  }
+  return Failures ? 1 : 0;
+}
