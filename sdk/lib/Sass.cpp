@@ -297,9 +297,10 @@ Error SassScanner::instruction(StringRef L) {
   // Control flow, and whether the opcode takes a code address (the opcodes
   // nvdisasm prints with a label). One switch on the first letter: most
   // opcodes leave after a single compare.
-  StringRef Base = I.baseOpcode();
+  StringRef Base = I.baseOpcode(); // empty for an opcode like ".X"
+  char First = Base.empty() ? 0 : Base[0];
   bool TakesAddress = false;
-  switch (Base[0]) {
+  switch (First) {
   case 'B':
     if (Base == "BRA") {
       I.Kind = Flow::Branch;
@@ -350,7 +351,7 @@ Error SassScanner::instruction(StringRef L) {
   // The operand that names a code address: "`(label)" in nvdisasm listings,
   // a trailing number in cuobjdump ones.
   StringRef Ops = I.Operands;
-  if (TakesAddress || Base[0] == 'B' || Base[0] == 'C') {
+  if (TakesAddress || First == 'B' || First == 'C') {
     size_t Tick = Ops.find('`');
     if (Tick != StringRef::npos) {
       StringRef T = Ops.drop_front(Tick);
