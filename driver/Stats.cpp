@@ -61,6 +61,21 @@ cl::opt<unsigned> JobsOpt("j",
                                    "core); output is the same for any N"),
                           cl::value_desc("N"), cl::init(0), cl::Prefix,
                           GESTELL_STATS_OPTION);
+enum class Want { Ptx, Sass, Ttgir };
+cl::bits<Want> StagesOpt(
+    "stages",
+    cl::desc("Stages to read besides metadata and cubin (comma-separated; "
+             "default: all). Fewer stages, less to read"),
+    cl::CommaSeparated,
+    cl::values(clEnumValN(Want::Ptx, "ptx", "PTX instruction counts"),
+               clEnumValN(Want::Sass, "sass", "SASS instruction counts"),
+               clEnumValN(Want::Ttgir, "ttgir",
+                          "TTGIR layout conversions and loops")),
+    GESTELL_STATS_OPTION);
+
+/// Whether a stage was asked for (all of them when --stages is not given).
+bool wanted(Want W) { return StagesOpt.getBits() == 0 || StagesOpt.isSet(W); }
+
 cl::opt<unsigned> OpcodesOpt("opcodes",
                              cl::desc("Text format: opcodes listed per stage, "
                                       "most frequent first (0 = all)"),
@@ -72,9 +87,12 @@ KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
                     const FamilyTable &Families) {
   KernelView V(K, Opts);
   KernelStats S;
-  static_cast<KernelMetrics &>(S) = collectKernelMetrics(V, Families);
+  MetricStages Stages;
+  Stages.Ptx = wanted(Want::Ptx);
+  Stages.Sass = wanted(Want::Sass);
+  static_cast<KernelMetrics &>(S) = collectKernelMetrics(V, Families, Stages);
   S.K = &K;
-  if (K.has(Stage::TTGIR)) {
+  if (wanted(Want::Ttgir) && K.has(Stage::TTGIR)) {
     if (Expected<const TtgirModule &> T = V.ttgir())
       S.Ttgir = reportTtgir(*T);
     else
@@ -101,7 +119,8 @@ int runStats() {
 
   AnalysisOptions Opts;
   Opts.CacheDir = defaultCacheDir();
-  if (!NvdisasmOpt.empty() || any_of(D.Kernels, needsDisassembly)) {
+  if (!NvdisasmOpt.empty() ||
+      (wanted(Want::Sass) && any_of(D.Kernels, needsDisassembly))) {
     Expected<NvdisasmLookup> L = findNvdisasm(NvdisasmOpt);
     if (!L) {
       errs() << "gestell stats: " << toString(L.takeError()) << "\n";

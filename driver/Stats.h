@@ -24,10 +24,6 @@
 
 namespace gestell::driver {
 
-/// The stages `gestell stats` reads, in report order.
-inline constexpr Stage StatsStages[] = {Stage::Metadata, Stage::Cubin,
-                                        Stage::PTX, Stage::SASS};
-
 /// A kernel and what the SDK collected of it (gestell/KernelMetrics.h:
 /// resources, PTX and SASS counts, missing stages, problems).
 struct KernelStats : KernelMetrics {

@@ -14,7 +14,8 @@ std::string KernelMetrics::whyMissing(StringRef StageName) const {
   return "";
 }
 
-KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families) {
+KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
+                                   MetricStages Stages) {
   KernelMetrics S;
   const Kernel &K = V.kernel();
   for (const std::string &N : K.Notes)
@@ -45,15 +46,19 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families) {
   } else {
     Record(C.takeError());
   }
-  if (Expected<const PtxModule &> P = V.ptx())
-    S.Ptx = countInstructions(*P, Families);
-  else
-    Record(P.takeError());
-  if (Expected<const SassModule &> M = V.sass()) {
-    S.Sass = countInstructions(*M, Families);
-    S.SassFile = V.sassPath().str();
-  } else {
-    Record(M.takeError());
+  if (Stages.Ptx) {
+    if (Expected<const PtxModule &> P = V.ptx())
+      S.Ptx = countInstructions(*P, Families);
+    else
+      Record(P.takeError());
+  }
+  if (Stages.Sass) {
+    if (Expected<const SassModule &> M = V.sass()) {
+      S.Sass = countInstructions(*M, Families);
+      S.SassFile = V.sassPath().str();
+    } else {
+      Record(M.takeError());
+    }
   }
   return S;
 }

@@ -46,10 +46,19 @@ struct KernelMetrics {
   std::string whyMissing(llvm::StringRef StageName) const;
 };
 
-/// Reads the metadata, cubin, PTX and SASS of V's kernel (as present) and
-/// counts them with Families. Missing stages and unreadable files are
-/// recorded in the result, never fatal. Does not release V.
-KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families);
+/// Which instruction stages collectKernelMetrics reads (the metadata and
+/// the cubin, small, are always read). A stage not asked for is not opened:
+/// its counts stay null and it is not listed as missing.
+struct MetricStages {
+  bool Ptx = true;
+  bool Sass = true;
+};
+
+/// Reads the metadata, cubin, PTX and SASS of V's kernel (as present and
+/// asked for) and counts them with Families. Missing stages and unreadable
+/// files are recorded in the result, never fatal. Does not release V.
+KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
+                                   MetricStages Stages = {});
 
 /// The stage a metric without `ptx.`/`sass.` reads: SASS when every kernel
 /// given has SASS counts, else PTX when every one has PTX counts, else SASS
