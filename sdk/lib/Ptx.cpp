@@ -335,8 +335,8 @@ Error PtxScanner::parseFile() {
   skipBlanks();
   uint32_t Index;
   const char *P = Cur;
-  if (!parseDecimal(P, End, Index) || Index == 0 || Index > (1u << 20))
-    return errorAt(Cur, "expected a file index (1 to 1048576) after .file");
+  if (!parseDecimal(P, End, Index) || Index == 0 || Index > (1u << 16))
+    return errorAt(Cur, "expected a file index (1 to 65536) after .file");
   Cur = P;
   skipBlanks();
   if (Cur >= End || *Cur != '"')
