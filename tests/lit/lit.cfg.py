@@ -6,6 +6,10 @@
 #   %srcroot   the source tree
 #   %bindir    build/bin (gestell and its helper programs)
 #   FileCheck  FileCheck-22 (or the FileCheck CMake found)
+#   %testplugins  plugins built only for tests (build/lib/gestell/test-plugins)
+#   %flatjson  Inputs/flatjson.py: JSON as `path=value` lines for FileCheck
+#   %expect_exit N  Inputs/expect_exit.py: runs the rest of the line and
+#              succeeds only when it exits with status N (0, 1 or 2)
 # The environment is pinned so results do not depend on the machine:
 # XDG_CACHE_HOME points into the build tree (the tool's cache never lands in
 # the user's home) and PATH holds only system folders (no nvdisasm from a
@@ -25,6 +29,11 @@ config.substitutions.append(("%corpus", os.path.join(config.gestell_src_root, "t
 config.substitutions.append(("%srcroot", config.gestell_src_root))
 config.substitutions.append(("%bindir", config.gestell_tools_dir))
 config.substitutions.append((r"\bFileCheck\b", config.filecheck))
+config.substitutions.append(
+    ("%testplugins", os.path.join(config.gestell_obj_root, "lib", "gestell", "test-plugins")))
+inputs = os.path.join(os.path.dirname(__file__), "Inputs")
+config.substitutions.append(("%flatjson", "python3 " + os.path.join(inputs, "flatjson.py")))
+config.substitutions.append(("%expect_exit", "python3 " + os.path.join(inputs, "expect_exit.py")))
 
 config.environment["PATH"] = os.pathsep.join(["/usr/bin", "/bin"])
 config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "xdg-cache")

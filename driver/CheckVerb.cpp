@@ -1,0 +1,224 @@
+//===- CheckVerb.cpp - gestell check: lint kernels ------------------------===//
+//
+// `gestell check [OPTIONS] PATH...`, also `gestell PATH...` (the default
+// verb: its options are registered on the top-level command too). Exit 0:
+// no error-level result; 1: error-level results (warnings promoted by
+// --warnings-as-errors included); 2: the tool could not do its job.
+//
+//===----------------------------------------------------------------------===//
+#include "Config.h"
+#include "LintSession.h"
+#include "Report.h"
+#include "Verb.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace gestell::driver {
+namespace {
+
+cl::SubCommand CheckCmd("check", "Lint kernels with the enabled checks "
+                                 "(the default verb)");
+
+#define GESTELL_CHECK_OPTION                                                   \
+  cl::sub(CheckCmd), cl::sub(cl::SubCommand::getTopLevel()),                   \
+      cl::cat(gestellCategory())
+
+cl::list<std::string> Paths(cl::Positional, cl::desc("PATH..."),
+                            GESTELL_CHECK_OPTION);
+cl::opt<std::string>
+    ChecksOpt("checks",
+              cl::desc("Comma-separated globs that enable (\"nvidia-*\") or "
+                       "disable (\"-nvidia-*\") checks, after the config's"),
+              cl::value_desc("GLOBS"), GESTELL_CHECK_OPTION);
+cl::opt<std::string> ConfigOpt("config",
+                               cl::desc("Use this config file instead of the "
+                                        "nearest .gestell.toml"),
+                               cl::value_desc("FILE"), GESTELL_CHECK_OPTION);
+enum class Format { Text, Json, Sarif };
+cl::opt<Format> FormatOpt(
+    "format", cl::desc("Report format"), cl::init(Format::Text),
+    cl::values(clEnumValN(Format::Text, "text", "clang-style diagnostics"),
+               clEnumValN(Format::Json, "json", "JSON (docs/json.md)"),
+               clEnumValN(Format::Sarif, "sarif",
+                          "SARIF 2.1.0 for GitHub code scanning")),
+    GESTELL_CHECK_OPTION);
+cl::opt<std::string> OutputOpt("o",
+                               cl::desc("Write the report to FILE (replaced "
+                                        "atomically) instead of stdout"),
+                               cl::value_desc("FILE"), GESTELL_CHECK_OPTION);
+cl::opt<std::string>
+    BaselineOpt("baseline",
+                cl::desc("Baseline build: checks that compare with a "
+                         "baseline get its matching kernel"),
+                cl::value_desc("PATH"), GESTELL_CHECK_OPTION);
+cl::list<std::string> LoadOpt("load", cl::desc("Load a check plugin"),
+                              cl::value_desc("PLUGIN"), GESTELL_CHECK_OPTION);
+cl::opt<bool> AllowConfigPluginsOpt(
+    "allow-config-plugins",
+    cl::desc("Load the plugins a config file names (off by default: a "
+             "config file in a checkout must not run code)"),
+    GESTELL_CHECK_OPTION);
+cl::opt<unsigned> JobsOpt("j",
+                          cl::desc("Kernels checked in parallel (0 = one per "
+                                   "core); output is the same for any N"),
+                          cl::value_desc("N"), cl::init(0), cl::Prefix,
+                          GESTELL_CHECK_OPTION);
+cl::list<std::string>
+    PathMapOpt("path-map",
+               cl::desc("Rewrite paths under FROM to TO in reports (the "
+                        "Python source into the checkout); repeatable"),
+               cl::value_desc("FROM=TO"), GESTELL_CHECK_OPTION);
+cl::opt<std::string> WarningsAsErrorsOpt(
+    "warnings-as-errors",
+    cl::desc("Comma-separated globs of checks whose warnings are errors"),
+    cl::value_desc("GLOBS"), GESTELL_CHECK_OPTION);
+cl::opt<bool> ListChecksOpt("list-checks",
+                            cl::desc("List the enabled checks and exit"),
+                            GESTELL_CHECK_OPTION);
+cl::opt<bool>
+    DumpConfigOpt("dump-config",
+                  cl::desc("Print the configuration in effect, with every "
+                           "enabled check's options, and exit"),
+                  GESTELL_CHECK_OPTION);
+cl::opt<bool> ExplainConfigOpt(
+    "explain-config",
+    cl::desc("Say for each check which source enabled or disabled it"),
+    GESTELL_CHECK_OPTION);
+cl::opt<bool> VerifyConfigOpt(
+    "verify-config",
+    cl::desc("Check the configuration (unknown keys, globs matching no "
+             "check, unknown options) and exit"),
+    GESTELL_CHECK_OPTION);
+
+int fail(const Twine &Message) {
+  errs() << "gestell: error: " << Message << "\n";
+  return ExitFailure;
+}
+
+void printNotification(const Notification &N) {
+  errs() << "gestell: " << levelName(N.Severity) << ": " << N.Message << "\n";
+}
+
+int listChecks(const LintSession &S) {
+  const EffectiveConfig &Cfg = S.primaryConfig();
+  size_t Width = 0;
+  for (const RegisteredCheck *C : Cfg.enabled())
+    Width = std::max(Width, C->Info.Id.size());
+  outs() << "Enabled checks:\n";
+  if (Cfg.enabled().empty())
+    outs() << "    (none)\n";
+  for (const RegisteredCheck *C : Cfg.enabled()) {
+    outs() << "    " << C->Info.Id;
+    outs().indent(Width - C->Info.Id.size() + 2) << C->Info.Summary << "\n";
+  }
+  return ExitOk;
+}
+
+int runCheckVerb() {
+  LintOptions Opts;
+  Opts.Paths.assign(Paths.begin(), Paths.end());
+  Opts.ConfigFile = ConfigOpt;
+  Opts.Load.assign(LoadOpt.begin(), LoadOpt.end());
+  Opts.AllowConfigPlugins = AllowConfigPluginsOpt;
+  if (Error E = appendGlobs(Opts.CommandLine.Checks, ChecksOpt, "--checks"))
+    return fail("--checks: " + toString(std::move(E)));
+  if (Error E = appendGlobs(Opts.CommandLine.WarningsAsErrors,
+                            WarningsAsErrorsOpt, "--warnings-as-errors"))
+    return fail("--warnings-as-errors: " + toString(std::move(E)));
+  ReportOptions Report;
+  Report.ToolVersion = GESTELL_VERSION;
+  Report.DocsUrl = GESTELL_DOCS_URL;
+  for (const std::string &M : PathMapOpt)
+    if (Error E = Report.Paths.add(M))
+      return fail(toString(std::move(E)));
+
+  bool Mode =
+      ListChecksOpt || DumpConfigOpt || ExplainConfigOpt || VerifyConfigOpt;
+  if (!Mode && Opts.Paths.empty())
+    return fail("no PATH given: gestell check [OPTIONS] PATH... (see "
+                "gestell --help)");
+
+  Expected<std::unique_ptr<LintSession>> S = LintSession::create(Opts);
+  if (!S)
+    return fail(toString(S.takeError()));
+  LintSession &Session = **S;
+
+  if (VerifyConfigOpt) {
+    const EffectiveConfig &Cfg = Session.primaryConfig();
+    std::vector<std::string> Problems =
+        verifyConfig(Cfg, Session.registry(), Session.storedOptions(Cfg));
+    for (const std::string &P : Problems)
+      outs() << P << "\n";
+    if (Problems.empty())
+      outs() << "No problems found in "
+             << (Cfg.file().Path.empty() ? "the default configuration"
+                                         : Cfg.file().Path)
+             << "\n";
+    return Problems.empty() ? ExitOk : ExitFindings;
+  }
+  for (const std::string &W : Session.configWarnings())
+    errs() << "gestell: warning: " << W << "\n";
+  if (ListChecksOpt)
+    return listChecks(Session);
+  if (DumpConfigOpt) {
+    const EffectiveConfig &Cfg = Session.primaryConfig();
+    dumpConfig(outs(), Cfg, Session.storedOptions(Cfg));
+    return ExitOk;
+  }
+  if (ExplainConfigOpt) {
+    explainConfig(outs(), Session.primaryConfig(), Session.registry());
+    return ExitOk;
+  }
+
+  RunReport R = Session.run(BaselineOpt, JobsOpt);
+  for (const Notification &N : R.Notifications)
+    printNotification(N);
+
+  auto Write = [&](raw_ostream &OS) -> Error {
+    switch (FormatOpt) {
+    case Format::Text:
+      writeText(OS, R, Report);
+      break;
+    case Format::Json:
+      writeJson(OS, R, Report);
+      break;
+    case Format::Sarif:
+      writeSarif(OS, R, Report);
+      break;
+    }
+    return Error::success();
+  };
+  if (OutputOpt.empty()) {
+    if (Error E = Write(outs()))
+      return fail(toString(std::move(E)));
+    outs().flush();
+  } else if (Error E = writeToOutput(OutputOpt, Write)) {
+    return fail("cannot write " + OutputOpt + ": " + toString(std::move(E)));
+  }
+
+  unsigned Counts[3] = {0, 0, 0}, Suppressed = 0;
+  for (const Result &Res : R.Results) {
+    if (Res.Suppressed)
+      ++Suppressed;
+    else
+      ++Counts[static_cast<unsigned>(Res.Diag.Severity)];
+  }
+  errs() << "gestell: " << R.KernelsChecked << " kernel"
+         << (R.KernelsChecked == 1 ? "" : "s") << " checked: " << Counts[2]
+         << " error(s), " << Counts[1] << " warning(s), " << Counts[0]
+         << " remark(s)";
+  if (Suppressed)
+    errs() << ", " << Suppressed << " suppressed";
+  errs() << "\n";
+  return R.exitStatus();
+}
+
+VerbRegistration Registration(CheckCmd, runCheckVerb, /*IsDefault=*/true);
+
+} // namespace
+} // namespace gestell::driver

@@ -1,0 +1,285 @@
+//===- LintSession.cpp - Configs, plugins and checks for one lint run -----===//
+#include "LintSession.h"
+#include "Baseline.h"
+
+#include "gestell/Error.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace llvm;
+
+namespace gestell::driver {
+
+namespace {
+std::string exeDir() {
+  static int Anchor;
+  std::string Exe = sys::fs::getMainExecutable(nullptr, &Anchor);
+  return sys::path::parent_path(Exe).str();
+}
+
+std::string normalized(StringRef Path) {
+  SmallString<256> P(Path);
+  sys::fs::make_absolute(P);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+} // namespace
+
+std::vector<std::string> builtinPluginDirs() {
+  std::vector<std::string> Dirs;
+  for (StringRef LibDir : {StringRef(GESTELL_LIBDIR), StringRef("lib")}) {
+    SmallString<256> D(exeDir());
+    sys::path::append(D, "..", LibDir, "gestell", "plugins");
+    std::string N = normalized(D);
+    if (!is_contained(Dirs, N))
+      Dirs.push_back(N);
+  }
+  return Dirs;
+}
+
+Expected<std::unique_ptr<LintSession>>
+LintSession::create(const LintOptions &Opts) {
+  std::unique_ptr<LintSession> S(new LintSession);
+  S->Opts = Opts;
+
+  // 1. Configs.
+  auto Read = [&](const std::string &Path) -> Error {
+    if (S->Files.count(Path))
+      return Error::success();
+    if (Path.empty()) {
+      S->Files[Path] = std::make_shared<ConfigFile>();
+      return Error::success();
+    }
+    Expected<std::shared_ptr<const ConfigFile>> F = readConfigFile(Path);
+    if (!F)
+      return F.takeError();
+    S->Files[Path] = std::move(*F);
+    return Error::success();
+  };
+  if (!Opts.ConfigFile.empty()) {
+    std::string Path = normalized(Opts.ConfigFile);
+    if (Error E = Read(Path))
+      return E;
+    S->PathConfig.assign(Opts.Paths.size(), Path);
+    S->PrimaryConfig = Path;
+  } else {
+    SmallString<256> Cwd;
+    sys::fs::current_path(Cwd);
+    std::string CwdConfig = findNearestConfig(Cwd);
+    for (const std::string &P : Opts.Paths) {
+      std::string C = findNearestConfig(P);
+      S->PathConfig.push_back(C.empty() ? CwdConfig : C);
+    }
+    S->PrimaryConfig = S->PathConfig.empty() ? CwdConfig : S->PathConfig[0];
+    if (Error E = Read(S->PrimaryConfig))
+      return E;
+    for (const std::string &C : S->PathConfig)
+      if (Error E = Read(C))
+        return E;
+  }
+
+  // 2. Plugins.
+  RegistryEnvironment Env;
+  {
+    SmallString<256> Data(exeDir());
+    sys::path::append(Data, "..", GESTELL_DATADIR_REL);
+    Env.DataDir = normalized(Data);
+  }
+  for (const auto &[Path, F] : S->Files)
+    for (const ConfigPath &P : F->RulePacks)
+      if (!is_contained(Env.RulePacks, P.Path))
+        Env.RulePacks.push_back(P.Path);
+  S->Registry = CheckRegistry(std::move(Env));
+  if (Error E = S->loadPlugins(Opts))
+    return E;
+
+  // 3. Merged configs; every enabled (or configured) check made once so a
+  // bad option value stops the run before any kernel is read.
+  std::vector<std::string> OptionErrors;
+  for (const auto &[Path, F] : S->Files) {
+    auto Cfg =
+        std::make_unique<EffectiveConfig>(F, Opts.CommandLine, S->Registry);
+    std::map<std::string, OptionMap> &Stored = S->Stored[Cfg.get()];
+    for (const RegisteredCheck &C : S->Registry.checks()) {
+      if (!Cfg->decide(C.Info).Enabled && !Cfg->options(C.Info.Id))
+        continue;
+      CheckContext Ctx(C.Info, Cfg->options(C.Info.Id));
+      try {
+        std::unique_ptr<Check> Instance = C.Factory(C.Info.Id, Ctx);
+        if (!Instance) {
+          OptionErrors.push_back("check '" + C.Info.Id +
+                                 "': its factory made no check");
+          continue;
+        }
+        Instance->storeOptions(Stored[C.Info.Id]);
+      } catch (const std::exception &E) {
+        OptionErrors.push_back("check '" + C.Info.Id +
+                               "' failed to start: " + E.what());
+      }
+      for (std::string &Err : Ctx.optionErrors())
+        if (!is_contained(OptionErrors, Err))
+          OptionErrors.push_back(std::move(Err));
+    }
+    S->Effective[Path] = std::move(Cfg);
+  }
+  if (!OptionErrors.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             join(OptionErrors, "\n"));
+  return S;
+}
+
+Error LintSession::loadPlugin(StringRef Path) {
+  for (const PluginRecord &P : Plugins) {
+    // The same file named twice (a built-in passed to --load): once is enough.
+    bool Same = false;
+    if (sys::fs::equivalent(P.Path, Path, Same) || !Same)
+      continue;
+    return Error::success();
+  }
+  Expected<Plugin> P = Plugin::load(Path);
+  if (!P)
+    return P.takeError();
+  if (Error E = P->registerChecks(Registry))
+    return E;
+  Plugins.push_back({P->name().str(), P->version().str(), P->path().str()});
+  Loaded.push_back(std::move(*P));
+  return Error::success();
+}
+
+Error LintSession::loadPlugins(const LintOptions &Opts) {
+  std::vector<std::string> Dirs = Opts.BuiltinPluginDirs.empty()
+                                      ? builtinPluginDirs()
+                                      : Opts.BuiltinPluginDirs;
+  for (const std::string &Dir : Dirs) {
+    std::error_code EC;
+    std::vector<std::string> Found;
+    for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+         It.increment(EC))
+      if (StringRef(It->path()).ends_with(".so"))
+        Found.push_back(It->path());
+    std::sort(Found.begin(), Found.end());
+    for (const std::string &P : Found)
+      if (Error E = loadPlugin(P))
+        return E;
+  }
+  for (const std::string &P : Opts.Load)
+    if (Error E = loadPlugin(P))
+      return E;
+  for (const auto &[Path, F] : Files)
+    for (const ConfigPath &P : F->Plugins) {
+      if (!Opts.AllowConfigPlugins)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "%s: the config file asks to load plugin '%s'; plugins named by "
+            "a config file are loaded only with --allow-config-plugins",
+            P.Origin.c_str(), P.Path.c_str());
+      if (Error E = loadPlugin(P.Path))
+        return E;
+    }
+  return Error::success();
+}
+
+const EffectiveConfig &LintSession::configForPath(size_t I) const {
+  return *Effective.find(PathConfig[I])->second;
+}
+
+const EffectiveConfig &LintSession::primaryConfig() const {
+  return *Effective.find(PrimaryConfig)->second;
+}
+
+std::vector<std::string> LintSession::configWarnings() const {
+  std::vector<std::string> W;
+  for (const auto &[Path, F] : Files)
+    W.insert(W.end(), F->Warnings.begin(), F->Warnings.end());
+  return W;
+}
+
+const std::map<std::string, OptionMap> &
+LintSession::storedOptions(const EffectiveConfig &Cfg) const {
+  return Stored.find(&Cfg)->second;
+}
+
+RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
+                           const AnalysisOptions &Analysis) const {
+  RunReport R;
+  R.Plugins = Plugins;
+
+  struct Found {
+    Kernel K;
+    const EffectiveConfig *Cfg;
+  };
+  std::vector<Found> All;
+  for (size_t I = 0; I < Opts.Paths.size(); ++I) {
+    const std::string &P = Opts.Paths[I];
+    Discovery D = discoverKernels({P});
+    for (DiscoveryProblem &Prob : D.Problems)
+      R.Notifications.push_back(
+          {Level::Error, Prob.Path + ": " + Prob.Message, "", "", Prob.Path});
+    if (D.Kernels.empty() && D.Problems.empty())
+      R.Notifications.push_back(
+          {Level::Error,
+           P + ": no kernels found (expected a Triton cache, a "
+               "dump folder or compiled artifacts)",
+           "", "", P});
+    for (Kernel &K : D.Kernels)
+      All.push_back({std::move(K), &configForPath(I)});
+  }
+  // Deterministic order; a kernel reached through two paths is checked once.
+  std::stable_sort(All.begin(), All.end(), [](const Found &A, const Found &B) {
+    return std::tie(A.K.Dir, A.K.Name) < std::tie(B.K.Dir, B.K.Name);
+  });
+  All.erase(std::unique(All.begin(), All.end(),
+                        [](const Found &A, const Found &B) {
+                          return A.K.Dir == B.K.Dir && A.K.Name == B.K.Name;
+                        }),
+            All.end());
+
+  std::vector<Kernel> Baseline;
+  if (!BaselinePath.empty()) {
+    Discovery D = discoverKernels({BaselinePath.str()});
+    for (DiscoveryProblem &Prob : D.Problems)
+      R.Notifications.push_back({Level::Error,
+                                 "baseline: " + Prob.Path + ": " + Prob.Message,
+                                 "", "", Prob.Path});
+    if (D.Kernels.empty() && D.Problems.empty())
+      R.Notifications.push_back(
+          {Level::Error,
+           "baseline: " + BaselinePath.str() + ": no kernels found", "", "",
+           BaselinePath.str()});
+    Baseline = std::move(D.Kernels);
+  }
+
+  std::vector<KernelJob> Jobs;
+  for (const Found &F : All) {
+    if (F.Cfg->excluded(F.K.Name))
+      continue;
+    Jobs.push_back(
+        {&F.K, F.Cfg,
+         Baseline.empty() ? nullptr : matchBaselineKernel(F.K, Baseline)});
+  }
+
+  std::set<const EffectiveConfig *> Used;
+  if (Opts.Paths.empty())
+    Used.insert(&primaryConfig());
+  for (size_t I = 0; I < Opts.Paths.size(); ++I)
+    Used.insert(&configForPath(I));
+  std::set<std::string> Seen;
+  for (const EffectiveConfig *Cfg : Used)
+    for (const RegisteredCheck *C : Cfg->enabled())
+      if (Seen.insert(C->Info.Id).second)
+        R.Rules.push_back(C);
+  std::sort(R.Rules.begin(), R.Rules.end(),
+            [](const RegisteredCheck *A, const RegisteredCheck *B) {
+              return A->Info.Id < B->Info.Id;
+            });
+
+  runChecks(Jobs, Threads, Analysis, R);
+  return R;
+}
+
+} // namespace gestell::driver

@@ -1,0 +1,93 @@
+//===- LintSession.h - Configs, plugins and checks for one lint run -------===//
+//
+// Everything `gestell check` sets up before it looks at a kernel, kept apart
+// from the command line so other verbs (diff: checks that fire only in the
+// later build; rules test) can run the same lint:
+//   1. the config of each input path (nearest .gestell.toml from the path,
+//      else from the current directory; --config overrides);
+//   2. the plugins: built-in modules next to the binary, --load, and the
+//      configs' `plugins` (only with --allow-config-plugins);
+//   3. each config merged with the command line against the registry, and
+//      every enabled check made once to validate its options.
+// Any failure here is the tool unable to do its job (exit 2).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_DRIVER_LINTSESSION_H
+#define GESTELL_DRIVER_LINTSESSION_H
+
+#include "Config.h"
+#include "Runner.h"
+
+#include "gestell/CheckRegistry.h"
+#include "gestell/Plugin.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gestell::driver {
+
+struct LintOptions {
+  std::vector<std::string> Paths;
+  std::string ConfigFile; ///< --config; "" = discover
+  CommandLineConfig CommandLine;
+  std::vector<std::string> Load; ///< --load
+  bool AllowConfigPlugins = false;
+  /// Folders searched for built-in modules; empty = next to the binary.
+  std::vector<std::string> BuiltinPluginDirs;
+};
+
+class LintSession {
+public:
+  /// Reads configs, loads plugins, validates options.
+  static llvm::Expected<std::unique_ptr<LintSession>>
+  create(const LintOptions &Opts);
+
+  const CheckRegistry &registry() const { return Registry; }
+  llvm::ArrayRef<PluginRecord> plugins() const { return Plugins; }
+
+  /// The config for input path I (an index into LintOptions::Paths).
+  const EffectiveConfig &configForPath(size_t I) const;
+  /// The config for the current directory (modes with no path) or for the
+  /// first path when there is one.
+  const EffectiveConfig &primaryConfig() const;
+  /// Warnings from reading configs (unknown keys), each once.
+  std::vector<std::string> configWarnings() const;
+
+  /// Every option of each check that is enabled or configured in Cfg, at
+  /// its effective value (from storeOptions).
+  const std::map<std::string, OptionMap> &
+  storedOptions(const EffectiveConfig &Cfg) const;
+
+  /// Discovers the kernels of every path (and of BaselinePath when not
+  /// empty), runs the enabled checks and returns the report.
+  RunReport run(llvm::StringRef BaselinePath, unsigned Threads,
+                const AnalysisOptions &Analysis = {}) const;
+
+private:
+  LintSession() = default;
+  llvm::Error loadPlugins(const LintOptions &Opts);
+  llvm::Error loadPlugin(llvm::StringRef Path);
+
+  LintOptions Opts;
+  CheckRegistry Registry;
+  std::vector<Plugin> Loaded;
+  std::vector<PluginRecord> Plugins;
+  /// Config file path ("" = none) -> parsed file and merged config.
+  std::map<std::string, std::shared_ptr<const ConfigFile>> Files;
+  std::map<std::string, std::unique_ptr<EffectiveConfig>> Effective;
+  std::map<const EffectiveConfig *, std::map<std::string, OptionMap>> Stored;
+  std::vector<std::string> PathConfig; ///< per input path: key into Effective
+  std::string PrimaryConfig;
+};
+
+/// Folders next to the running binary where built-in modules live:
+/// <bindir>/../lib/gestell/plugins (also the build tree's layout).
+std::vector<std::string> builtinPluginDirs();
+
+} // namespace gestell::driver
+
+#endif

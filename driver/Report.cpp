@@ -1,0 +1,90 @@
+//===- Report.cpp - What every reporter shares ----------------------------===//
+#include "Report.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace gestell::driver {
+
+Error PathMap::add(StringRef Spec) {
+  auto [From, To] = Spec.split('=');
+  if (From.empty() || !Spec.contains('='))
+    return createStringError(inconvertibleErrorCode(),
+                             "--path-map: expected FROM=TO, got '%s'",
+                             Spec.str().c_str());
+  std::string F = From.str();
+  while (F.size() > 1 && F.back() == '/')
+    F.pop_back();
+  Rules.push_back({F, To.str()});
+  return Error::success();
+}
+
+std::string PathMap::map(StringRef Path) const {
+  const std::pair<std::string, std::string> *Best = nullptr;
+  for (const auto &R : Rules) {
+    StringRef F = R.first;
+    if (!Path.starts_with(F))
+      continue;
+    // Match whole folders: "/src" maps "/src/k.py", not "/srcs/k.py".
+    if (Path.size() != F.size() && F != "/" && Path[F.size()] != '/')
+      continue;
+    if (!Best || F.size() > Best->first.size())
+      Best = &R;
+  }
+  if (!Best)
+    return Path.str();
+  StringRef Rest = Path.drop_front(Best->first.size());
+  if (Best->first == "/")
+    Rest = Path.drop_front(1);
+  else
+    Rest.consume_front("/");
+  if (Best->second.empty() || Best->second == ".")
+    return Rest.empty() ? std::string(".") : Rest.str();
+  if (Rest.empty())
+    return Best->second;
+  SmallString<256> Out(Best->second);
+  sys::path::append(Out, sys::path::Style::posix, Rest);
+  return std::string(Out);
+}
+
+std::string helpUri(const CheckInfo &Info, const ReportOptions &Opts) {
+  StringRef Page = Info.DocPage;
+  if (Page.contains("://"))
+    return Page.str();
+  std::string Base = Opts.DocsUrl;
+  if (!Base.empty() && Base.back() != '/')
+    Base += '/';
+  return Base + Page.str();
+}
+
+std::vector<std::string> resultFingerprints(const RunReport &R) {
+  std::vector<std::string> Out;
+  StringMap<unsigned> Seen;
+  for (const Result &Res : R.Results) {
+    std::string F = fingerprint(Res.Diag);
+    unsigned N = ++Seen[F];
+    if (N > 1)
+      F += ":" + std::to_string(N);
+    Out.push_back(std::move(F));
+  }
+  return Out;
+}
+
+std::string pathToUri(StringRef Path) {
+  std::string Out;
+  if (sys::path::is_absolute(Path, sys::path::Style::posix))
+    Out = "file://";
+  for (char C : Path) {
+    unsigned char U = static_cast<unsigned char>(C);
+    if (isAlnum(C) || StringRef("-._~/!$&'()*+,;=:@").contains(C))
+      Out += C;
+    else
+      Out += "%" + utohexstr(U, /*LowerCase=*/false, /*Width=*/2);
+  }
+  return Out;
+}
+
+} // namespace gestell::driver

@@ -1,0 +1,71 @@
+//===- Report.h - Writing results as text, JSON and SARIF -----------------===//
+//
+// Reporters turn a RunReport into bytes. Each is a pure function of the
+// report (sorted by the runner) and the options, so output is identical
+// whatever the number of threads. Files are written atomically by the
+// caller (llvm::writeToOutput: a temporary file renamed into place).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_DRIVER_REPORT_H
+#define GESTELL_DRIVER_REPORT_H
+
+#include "Runner.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gestell::driver {
+
+/// --path-map=FROM=TO: rewrites a path that starts with the folder FROM so
+/// that it starts with TO. The longest matching FROM wins; TO may be
+/// relative (to the repository root, for code scanning).
+class PathMap {
+public:
+  /// Adds "FROM=TO" (split at the first '=').
+  llvm::Error add(llvm::StringRef Spec);
+  std::string map(llvm::StringRef Path) const;
+  bool empty() const { return Rules.empty(); }
+
+private:
+  std::vector<std::pair<std::string, std::string>> Rules;
+};
+
+struct ReportOptions {
+  PathMap Paths;
+  std::string ToolVersion;
+  /// Base URL of gestell's docs; a check's relative DocPage is resolved
+  /// against it for SARIF helpUri.
+  std::string DocsUrl;
+};
+
+/// The absolute documentation URL of a check.
+std::string helpUri(const CheckInfo &Info, const ReportOptions &Opts);
+
+/// clang-style: "file:line:col: warning: message [check-id]", then "note:"
+/// lines (Python source, related lines, notes, fix hint). Suppressed
+/// results are left out.
+void writeText(llvm::raw_ostream &OS, const RunReport &R,
+               const ReportOptions &Opts);
+
+/// The JSON format documented in docs/json.md.
+void writeJson(llvm::raw_ostream &OS, const RunReport &R,
+               const ReportOptions &Opts);
+
+/// SARIF 2.1.0 for GitHub code scanning (docs/ci.md).
+void writeSarif(llvm::raw_ostream &OS, const RunReport &R,
+                const ReportOptions &Opts);
+
+/// Fingerprints in report order; a repeated fingerprint gets ":2", ":3"...
+std::vector<std::string> resultFingerprints(const RunReport &R);
+
+/// "/a b/c.py" -> "file:///a%20b/c.py"; a relative path is percent-encoded.
+std::string pathToUri(llvm::StringRef Path);
+
+} // namespace gestell::driver
+
+#endif

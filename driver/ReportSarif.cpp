@@ -1,0 +1,233 @@
+//===- ReportSarif.cpp - SARIF 2.1.0 for GitHub code scanning -------------===//
+//
+// Code scanning shows only results located in the repository, and a bundle
+// usually lives outside it (~/.triton/cache). So a result's primary location
+// is the Python source line from the debug info, mapped into the checkout
+// with --path-map; the artifact lines the check read are related locations.
+// Without a source line, the artifact is primary. partialFingerprints come
+// from check id, kernel, target and the normalized context, never from line
+// numbers or folder names, so alerts survive unrelated edits.
+//
+//===----------------------------------------------------------------------===//
+#include "Report.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace gestell::driver {
+
+namespace {
+
+StringRef sarifLevel(Level L) {
+  switch (L) {
+  case Level::Remark:
+    return "note";
+  case Level::Warning:
+    return "warning";
+  case Level::Error:
+    return "error";
+  }
+  llvm_unreachable("unknown level");
+}
+
+/// SARIF's convention: plain-text messages end with a period.
+std::string sentence(StringRef S) {
+  std::string Out = S.rtrim().str();
+  if (!Out.empty() && !StringRef(".!?").contains(Out.back()))
+    Out += '.';
+  return Out;
+}
+
+json::Object text(StringRef S) { return json::Object{{"text", sentence(S)}}; }
+
+json::Object physicalLocation(const Location &L, const PathMap &Paths) {
+  std::string Path = Paths.map(L.File);
+  json::Object Artifact{{"uri", pathToUri(Path)}};
+  if (!sys::path::is_absolute(Path, sys::path::Style::posix))
+    Artifact["uriBaseId"] = "%SRCROOT%";
+  json::Object Phys{{"artifactLocation", std::move(Artifact)}};
+  if (L.Line) {
+    json::Object Region{{"startLine", L.Line}};
+    if (L.Column)
+      Region["startColumn"] = L.Column;
+    Phys["region"] = std::move(Region);
+  }
+  return Phys;
+}
+
+json::Object location(const Location &L, const PathMap &Paths) {
+  return json::Object{{"physicalLocation", physicalLocation(L, Paths)}};
+}
+
+std::string relatedMessage(const Location &L) {
+  if (!L.Message.empty())
+    return L.Message;
+  if (L.ArtifactStage)
+    return ("the " + stageName(*L.ArtifactStage).upper() + " line");
+  return "the Python source line";
+}
+
+json::Object rule(const RegisteredCheck &C, const ReportOptions &Opt) {
+  const CheckInfo &I = C.Info;
+  std::string Uri = helpUri(I, Opt);
+  json::Array Tags{I.Category};
+  if (C.Module != I.Category)
+    Tags.push_back(C.Module);
+  return json::Object{
+      {"id", I.Id},
+      {"shortDescription", text(I.Summary)},
+      {"fullDescription",
+       text(I.Description.empty() ? I.Summary : I.Description)},
+      {"helpUri", Uri},
+      {"help",
+       json::Object{{"text", sentence(I.Summary) + " See " + Uri},
+                    {"markdown", "**" + sentence(I.Summary) +
+                                     "** [Documentation](" + Uri + ")"}}},
+      {"defaultConfiguration",
+       json::Object{{"level", sarifLevel(I.DefaultLevel)}}},
+      {"properties",
+       json::Object{{"category", I.Category}, {"tags", std::move(Tags)}}},
+  };
+}
+
+} // namespace
+
+void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
+  StringMap<unsigned> RuleIndex;
+  json::Array Rules;
+  for (const RegisteredCheck *C : R.Rules) {
+    RuleIndex[C->Info.Id] = Rules.size();
+    Rules.push_back(rule(*C, Opt));
+  }
+
+  std::vector<std::string> Fingerprints = resultFingerprints(R);
+  json::Array Results;
+  for (size_t I = 0; I < R.Results.size(); ++I) {
+    const Result &Res = R.Results[I];
+    const Diagnostic &D = Res.Diag;
+
+    // The message carries the notes and the hint: code scanning shows the
+    // message, not properties.
+    std::string Msg = sentence(D.Message);
+    for (const Note &N : D.Notes)
+      if (!N.Loc)
+        Msg += "\n" + sentence(N.Message);
+    if (D.Hint)
+      Msg += "\nFix hint (" + D.Hint->Where + "): " + sentence(D.Hint->Message);
+
+    json::Array Related;
+    auto AddRelated = [&](const Location &L, StringRef Message) {
+      json::Object O = location(L, Opt.Paths);
+      O["id"] = Related.size();
+      O["message"] = text(Message);
+      Related.push_back(std::move(O));
+    };
+    json::Array Locations;
+    if (D.SourceLoc) {
+      Locations.push_back(location(*D.SourceLoc, Opt.Paths));
+      AddRelated(D.Primary,
+                 D.Primary.Message.empty()
+                     ? "the " + stageName(*D.Primary.ArtifactStage).upper() +
+                           " line the check read"
+                     : D.Primary.Message);
+    } else {
+      Locations.push_back(location(D.Primary, Opt.Paths));
+    }
+    for (const Location &L : D.Related)
+      AddRelated(L, relatedMessage(L));
+    for (const Note &N : D.Notes)
+      if (N.Loc)
+        AddRelated(*N.Loc, N.Message);
+
+    json::Object Props{{"kernel", D.Kernel}, {"target", D.Target}};
+    if (D.Primary.ArtifactStage)
+      Props["stage"] = stageName(*D.Primary.ArtifactStage);
+    if (D.Hint)
+      Props["stageHint"] = D.Hint->Where;
+    if (Res.Promoted)
+      Props["warningsAsErrors"] = true;
+
+    auto RI = RuleIndex.find(D.CheckId);
+    json::Object O{
+        {"ruleId", D.CheckId},
+        {"level", sarifLevel(D.Severity)},
+        {"message", json::Object{{"text", Msg}}},
+        {"locations", std::move(Locations)},
+        {"partialFingerprints", json::Object{{"gestell/v1", Fingerprints[I]}}},
+        {"properties", std::move(Props)},
+    };
+    if (RI != RuleIndex.end())
+      O["ruleIndex"] = RI->second;
+    if (!Related.empty())
+      O["relatedLocations"] = std::move(Related);
+    if (Res.Suppressed)
+      O["suppressions"] = json::Array{json::Object{
+          {"kind", "external"},
+          {"status", "accepted"},
+          {"justification", Res.SuppressionReason},
+      }};
+    if (!Res.BaselineState.empty())
+      O["baselineState"] = Res.BaselineState;
+    Results.push_back(std::move(O));
+  }
+
+  json::Array Notifications;
+  for (const Notification &N : R.Notifications) {
+    json::Object O{{"level", sarifLevel(N.Severity)},
+                   {"message", text(N.Message)}};
+    if (!N.File.empty()) {
+      json::Object Artifact{{"uri", pathToUri(Opt.Paths.map(N.File))}};
+      json::Object Phys{{"artifactLocation", std::move(Artifact)}};
+      json::Object Loc{{"physicalLocation", std::move(Phys)}};
+      O["locations"] = json::Array{std::move(Loc)};
+    }
+    if (!N.CheckId.empty()) {
+      json::Object Ref{{"id", N.CheckId}};
+      auto RI = RuleIndex.find(N.CheckId);
+      if (RI != RuleIndex.end())
+        Ref["index"] = RI->second;
+      O["associatedRule"] = std::move(Ref);
+    }
+    if (!N.Kernel.empty())
+      O["properties"] = json::Object{{"kernel", N.Kernel}};
+    Notifications.push_back(std::move(O));
+  }
+
+  json::Array Extensions;
+  for (const PluginRecord &P : R.Plugins)
+    Extensions.push_back(
+        json::Object{{"name", P.Name}, {"version", P.Version}});
+
+  json::Object Driver{
+      {"name", "gestell"},
+      {"version", Opt.ToolVersion},
+      {"semanticVersion", Opt.ToolVersion},
+      {"rules", std::move(Rules)},
+  };
+  if (!Opt.DocsUrl.empty())
+    Driver["informationUri"] = Opt.DocsUrl;
+  json::Object Tool{{"driver", std::move(Driver)}};
+  if (!Extensions.empty())
+    Tool["extensions"] = std::move(Extensions);
+
+  json::Value Doc = json::Object{
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs",
+       json::Array{json::Object{
+           {"tool", std::move(Tool)},
+           {"invocations",
+            json::Array{json::Object{
+                {"executionSuccessful", R.executionSuccessful()},
+                {"toolExecutionNotifications", std::move(Notifications)}}}},
+           {"results", std::move(Results)},
+       }}},
+  };
+  OS << formatv("{0:2}", Doc) << "\n";
+}
+
+} // namespace gestell::driver

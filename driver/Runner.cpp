@@ -1,0 +1,146 @@
+//===- Runner.cpp - Running the enabled checks over kernels ---------------===//
+#include "Runner.h"
+#include "Verb.h"
+
+#include "gestell/Check.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+#include <algorithm>
+#include <exception>
+
+using namespace llvm;
+
+namespace gestell::driver {
+
+bool RunReport::executionSuccessful() const {
+  return none_of(Notifications, [](const Notification &N) {
+    return N.Severity == Level::Error;
+  });
+}
+
+int RunReport::exitStatus() const {
+  if (!executionSuccessful())
+    return ExitFailure;
+  for (const Result &R : Results)
+    if (!R.Suppressed && R.Diag.Severity == Level::Error)
+      return ExitFindings;
+  return ExitOk;
+}
+
+bool stageAvailable(const Kernel &K, Stage S) {
+  switch (S) {
+  case Stage::SASS:
+    return K.has(Stage::SASS) || K.has(Stage::SASSAlt);
+  case Stage::Metadata:
+    return K.Meta.has_value();
+  default:
+    return K.has(S);
+  }
+}
+
+namespace {
+
+struct KernelOutcome {
+  std::vector<Result> Results;
+  std::vector<Notification> Notifications;
+};
+
+/// Runs one check on one kernel. Returns the failure, or "" on success.
+std::string runCheck(const RegisteredCheck &C, CheckContext &Ctx,
+                     CheckInput &In) {
+  try {
+    std::unique_ptr<Check> Instance = C.Factory(C.Info.Id, Ctx);
+    if (!Instance)
+      return "its factory made no check";
+    if (!Ctx.optionErrors().empty())
+      return join(Ctx.optionErrors(), "; ");
+    if (Error E = Instance->check(In))
+      return toString(std::move(E));
+  } catch (const std::exception &E) {
+    return std::string("it threw: ") + E.what();
+  } catch (...) {
+    return "it threw an exception that is not a std::exception";
+  }
+  return "";
+}
+
+void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
+               KernelOutcome &Out) {
+  const Kernel &K = *Job.K;
+  for (const std::string &Note : K.Notes)
+    Out.Notifications.push_back({Level::Warning, Note, K.Name, "", K.Dir});
+
+  KernelView View(K, Analysis);
+  std::optional<KernelView> Base;
+  if (Job.Baseline)
+    Base.emplace(*Job.Baseline, Analysis);
+  CheckInput In{View, Base ? &*Base : nullptr};
+
+  for (const RegisteredCheck *C : Job.Config->enabled()) {
+    if (!all_of(C->Info.Stages, [&](Stage S) { return stageAvailable(K, S); }))
+      continue;
+    CheckContext Ctx(C->Info, Job.Config->options(C->Info.Id));
+    std::string Failure = runCheck(*C, Ctx, In);
+    if (!Failure.empty()) {
+      // What a failed check reported before failing is not trusted.
+      Out.Notifications.push_back({Level::Error,
+                                   "check '" + C->Info.Id +
+                                       "' failed on kernel '" + K.Name +
+                                       "' in " + K.Dir + ": " + Failure,
+                                   K.Name, C->Info.Id, K.Dir});
+      continue;
+    }
+    for (Diagnostic &D : Ctx.diagnostics()) {
+      Result R;
+      R.Diag = std::move(D);
+      R.Diag.CheckId = C->Info.Id;
+      R.Diag.Kernel = K.Name;
+      R.Diag.Target = K.target().str();
+      if (R.Diag.Severity == Level::Warning &&
+          Job.Config->warningAsError(C->Info.Id)) {
+        R.Diag.Severity = Level::Error;
+        R.Promoted = true;
+      }
+      if (const Suppression *S = Job.Config->suppression(R.Diag)) {
+        R.Suppressed = true;
+        R.SuppressionReason = S->Reason;
+        R.SuppressionOrigin = S->Origin;
+      }
+      Out.Results.push_back(std::move(R));
+    }
+  }
+  // Release each kernel's parsed stages as soon as its checks are done.
+  View.release();
+  if (Base)
+    Base->release();
+  std::stable_sort(Out.Results.begin(), Out.Results.end(),
+                   [](const Result &A, const Result &B) {
+                     return diagnosticLess(A.Diag, B.Diag);
+                   });
+}
+
+} // namespace
+
+void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
+               const AnalysisOptions &Analysis, RunReport &R) {
+  std::vector<KernelOutcome> Outcomes(Jobs.size());
+  {
+    DefaultThreadPool Pool(hardware_concurrency(Threads));
+    for (size_t I = 0; I < Jobs.size(); ++I)
+      Pool.async([&, I] { runKernel(Jobs[I], Analysis, Outcomes[I]); });
+    Pool.wait();
+  }
+  for (KernelOutcome &O : Outcomes) {
+    std::move(O.Results.begin(), O.Results.end(),
+              std::back_inserter(R.Results));
+    std::move(O.Notifications.begin(), O.Notifications.end(),
+              std::back_inserter(R.Notifications));
+  }
+  R.KernelsChecked += Jobs.size();
+}
+
+} // namespace gestell::driver

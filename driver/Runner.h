@@ -1,0 +1,86 @@
+//===- Runner.h - Running the enabled checks over kernels -----------------===//
+//
+// Kernels are independent: a thread pool runs every enabled check on one
+// kernel at a time, each kernel's stages parsed only when a check asks for
+// them and dropped when its checks are done. Results are collected per
+// kernel and sorted, so the report is the same whatever the thread count.
+// A check that fails or throws on a kernel becomes a tool notification for
+// that kernel; every other result is still reported.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_DRIVER_RUNNER_H
+#define GESTELL_DRIVER_RUNNER_H
+
+#include "Config.h"
+
+#include "gestell/Bundle.h"
+#include "gestell/CheckRegistry.h"
+#include "gestell/Diagnostic.h"
+#include "gestell/KernelView.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gestell::driver {
+
+/// A problem of the tool, not a finding: an unreadable bundle, a check
+/// that failed on a kernel, unreadable metadata. SARIF puts these in
+/// invocations[].toolExecutionNotifications.
+struct Notification {
+  Level Severity = Level::Error;
+  std::string Message;
+  std::string Kernel;  ///< kernel name, or "" when about no kernel
+  std::string CheckId; ///< or "" when no check is concerned
+  std::string File;    ///< the file concerned, or ""
+};
+
+/// A diagnostic as reported: after suppressions and warnings-as-errors.
+struct Result {
+  Diagnostic Diag;
+  bool Suppressed = false;
+  std::string SuppressionReason, SuppressionOrigin;
+  bool Promoted = false; ///< a warning made an error by warnings-as-errors
+  /// With --baseline (issue 7): "new", "unchanged", "updated" or "absent";
+  /// "" without a baseline.
+  std::string BaselineState;
+};
+
+struct PluginRecord {
+  std::string Name, Version, Path;
+};
+
+/// One kernel to check, with the config that applies to it and, with
+/// --baseline, the baseline kernel it matched.
+struct KernelJob {
+  const Kernel *K = nullptr;
+  const EffectiveConfig *Config = nullptr;
+  const Kernel *Baseline = nullptr;
+};
+
+struct RunReport {
+  std::vector<Result> Results; ///< kernel order, then diagnosticLess
+  std::vector<Notification> Notifications;
+  /// Every check enabled for some kernel, sorted by id (SARIF rules).
+  std::vector<const RegisteredCheck *> Rules;
+  std::vector<PluginRecord> Plugins;
+  unsigned KernelsChecked = 0;
+
+  /// False when a tool error (error-level notification) happened.
+  bool executionSuccessful() const;
+  /// 0, 1 (an unsuppressed error-level result) or 2 (a tool error).
+  int exitStatus() const;
+};
+
+/// True when the kernel has what the stage needs (a .sass or its
+/// .cuobjdump.sass for SASS; readable metadata for Metadata).
+bool stageAvailable(const Kernel &K, Stage S);
+
+/// Runs the enabled checks of each job's config on its kernel, Jobs threads
+/// at a time (0 = one per core). Appends results and notifications to R.
+void runChecks(llvm::ArrayRef<KernelJob> Jobs, unsigned Threads,
+               const AnalysisOptions &Analysis, RunReport &R);
+
+} // namespace gestell::driver
+
+#endif

@@ -1,0 +1,22 @@
+//===- NvidiaModule.cpp - The built-in "nvidia" check module --------------===//
+//
+// PTX, SASS and cubin checks (intent lost in SASS, staging, spills, TMA).
+// Checks are registered here in one sorted list, each with R.add<T>();
+// tools/new_check.py adds the line for a new check.
+//
+//===----------------------------------------------------------------------===//
+#include "gestell/Plugin.h"
+
+namespace {
+
+void registerChecks(gestell::CheckRegistry &R) {
+  // Sorted by check id.
+  (void)R;
+}
+
+} // namespace
+
+extern "C" GESTELL_PLUGIN_EXPORT gestell::PluginInfo gestellGetPluginInfo() {
+  return {GESTELL_PLUGIN_API_VERSION, "nvidia", GESTELL_VERSION,
+          registerChecks};
+}
