@@ -9,7 +9,7 @@ using namespace llvm;
 namespace gestell::driver {
 
 namespace {
-json::Object location(const Location &L, const PathMap &Paths) {
+json::Object location(const DiagLoc &L, const PathMap &Paths) {
   json::Object O{{"file", Paths.map(L.File)}};
   if (L.Line)
     O["line"] = L.Line;
@@ -58,7 +58,7 @@ void writeJson(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
     if (D.SourceLoc)
       O["source"] = location(*D.SourceLoc, Opt.Paths);
     json::Array Related, Notes, Context;
-    for (const Location &L : D.Related)
+    for (const DiagLoc &L : D.Related)
       Related.push_back(location(L, Opt.Paths));
     for (const Note &N : D.Notes) {
       json::Object NO{{"message", N.Message}};

@@ -44,7 +44,7 @@ std::string sentence(StringRef S) {
 
 json::Object text(StringRef S) { return json::Object{{"text", sentence(S)}}; }
 
-json::Object physicalLocation(const Location &L, const PathMap &Paths) {
+json::Object physicalLocation(const DiagLoc &L, const PathMap &Paths) {
   std::string Path = Paths.map(L.File);
   json::Object Artifact{{"uri", pathToUri(Path)}};
   if (!sys::path::is_absolute(Path, sys::path::Style::posix))
@@ -59,11 +59,11 @@ json::Object physicalLocation(const Location &L, const PathMap &Paths) {
   return Phys;
 }
 
-json::Object location(const Location &L, const PathMap &Paths) {
+json::Object location(const DiagLoc &L, const PathMap &Paths) {
   return json::Object{{"physicalLocation", physicalLocation(L, Paths)}};
 }
 
-std::string relatedMessage(const Location &L) {
+std::string relatedMessage(const DiagLoc &L) {
   if (!L.Message.empty())
     return L.Message;
   if (L.ArtifactStage)
@@ -120,7 +120,7 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
       Msg += "\nFix hint (" + D.Hint->Where + "): " + sentence(D.Hint->Message);
 
     json::Array Related;
-    auto AddRelated = [&](const Location &L, StringRef Message) {
+    auto AddRelated = [&](const DiagLoc &L, StringRef Message) {
       json::Object O = location(L, Opt.Paths);
       O["id"] = Related.size();
       O["message"] = text(Message);
@@ -137,7 +137,7 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
     } else {
       Locations.push_back(location(D.Primary, Opt.Paths));
     }
-    for (const Location &L : D.Related)
+    for (const DiagLoc &L : D.Related)
       AddRelated(L, relatedMessage(L));
     for (const Note &N : D.Notes)
       if (N.Loc)

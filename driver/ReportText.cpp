@@ -6,7 +6,7 @@ using namespace llvm;
 namespace gestell::driver {
 
 namespace {
-void printLoc(raw_ostream &OS, const Location &L, const PathMap &Paths) {
+void printLoc(raw_ostream &OS, const DiagLoc &L, const PathMap &Paths) {
   OS << Paths.map(L.File);
   if (L.Line) {
     OS << ':' << L.Line;
@@ -31,7 +31,7 @@ void writeText(raw_ostream &OS, const RunReport &R, const ReportOptions &O) {
       printLoc(OS, *D.SourceLoc, O.Paths);
       OS << "note: Python source of kernel '" << D.Kernel << "'\n";
     }
-    for (const Location &L : D.Related) {
+    for (const DiagLoc &L : D.Related) {
       printLoc(OS, L, O.Paths);
       OS << "note: ";
       if (!L.Message.empty())

@@ -11,11 +11,11 @@ Check::Check(StringRef Name, CheckContext &Context)
 
 Check::~Check() = default;
 
-DiagnosticBuilder Check::diag(const Location &Loc, const Twine &Message) {
+DiagnosticBuilder Check::diag(const DiagLoc &Loc, const Twine &Message) {
   return diag(Loc, Message, Context.info().DefaultLevel);
 }
 
-DiagnosticBuilder Check::diag(const Location &Loc, const Twine &Message,
+DiagnosticBuilder Check::diag(const DiagLoc &Loc, const Twine &Message,
                               Level L) {
   std::vector<Diagnostic> &Diags = Context.diagnostics();
   Diagnostic &D = Diags.emplace_back();
@@ -31,13 +31,13 @@ DiagnosticBuilder &DiagnosticBuilder::note(const Twine &Message) {
   return *this;
 }
 
-DiagnosticBuilder &DiagnosticBuilder::note(const Location &Loc,
+DiagnosticBuilder &DiagnosticBuilder::note(const DiagLoc &Loc,
                                            const Twine &Message) {
   get().Notes.push_back({Message.str(), Loc});
   return *this;
 }
 
-DiagnosticBuilder &DiagnosticBuilder::related(Location Loc,
+DiagnosticBuilder &DiagnosticBuilder::related(DiagLoc Loc,
                                               const Twine &Message) {
   std::string M = Message.str();
   if (!M.empty())
@@ -46,7 +46,7 @@ DiagnosticBuilder &DiagnosticBuilder::related(Location Loc,
   return *this;
 }
 
-DiagnosticBuilder &DiagnosticBuilder::source(Location Loc) {
+DiagnosticBuilder &DiagnosticBuilder::source(DiagLoc Loc) {
   Loc.ArtifactStage.reset();
   get().SourceLoc = std::move(Loc);
   return *this;

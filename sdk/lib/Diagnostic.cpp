@@ -29,9 +29,9 @@ std::optional<Level> levelFromName(StringRef Name) {
   return std::nullopt;
 }
 
-Location Location::artifact(Stage S, StringRef File, uint32_t Line,
+DiagLoc DiagLoc::artifact(Stage S, StringRef File, uint32_t Line,
                             uint32_t Column) {
-  Location L;
+  DiagLoc L;
   L.File = File.str();
   L.Line = Line;
   L.Column = Column;
@@ -39,8 +39,8 @@ Location Location::artifact(Stage S, StringRef File, uint32_t Line,
   return L;
 }
 
-Location Location::source(StringRef File, uint32_t Line, uint32_t Column) {
-  Location L;
+DiagLoc DiagLoc::source(StringRef File, uint32_t Line, uint32_t Column) {
+  DiagLoc L;
   L.File = File.str();
   L.Line = Line;
   L.Column = Column;
@@ -87,7 +87,7 @@ std::string fingerprint(const Diagnostic &D) {
   return toHex(ArrayRef<uint8_t>(Digest).take_front(16), /*LowerCase=*/true);
 }
 
-static auto locKey(const Location &L) {
+static auto locKey(const DiagLoc &L) {
   return std::make_tuple(StringRef(L.File), L.Line, L.Column);
 }
 
@@ -107,7 +107,7 @@ bool diagnosticLess(const Diagnostic &A, const Diagnostic &B) {
            std::to_string(D.SourceLoc->Column);
     for (const Note &N : D.Notes)
       S += "\n" + N.Message;
-    for (const Location &L : D.Related)
+    for (const DiagLoc &L : D.Related)
       S += "\n" + L.File + ":" + std::to_string(L.Line) + ":" +
            std::to_string(L.Column) + L.Message;
     for (const std::string &C : D.Context)

@@ -22,7 +22,7 @@ using namespace llvm;
 namespace {
 
 /// Line and column of the first occurrence of Needle in a text artifact.
-Expected<Location> find(Stage S, StringRef Path, StringRef Needle) {
+Expected<DiagLoc> find(Stage S, StringRef Path, StringRef Needle) {
   Expected<std::unique_ptr<MemoryBuffer>> Buf =
       openArtifact(Path, Content::Text);
   if (!Buf)
@@ -31,7 +31,7 @@ Expected<Location> find(Stage S, StringRef Path, StringRef Needle) {
   if (Off == StringRef::npos)
     return inputError(Path, "no '" + Needle + "'");
   LineCol LC = lineColOf((*Buf)->getBuffer(), Off);
-  return Location::artifact(S, Path, LC.Line, LC.Column);
+  return DiagLoc::artifact(S, Path, LC.Line, LC.Column);
 }
 
 /// Kernels with more warps than MaxWarps (from the metadata .json).
@@ -57,7 +57,7 @@ public:
     int64_t Warps = K.Meta->NumWarps.value_or(0);
     if (Warps <= MaxWarps)
       return Error::success();
-    Expected<Location> L =
+    Expected<DiagLoc> L =
         find(Stage::Metadata, K.path(Stage::Metadata), "\"num_warps\"");
     if (!L)
       return L.takeError();
@@ -114,7 +114,7 @@ public:
       size_t Col = L.find(".entry");
       if (Col == StringRef::npos)
         continue;
-      auto D = diag(Location::artifact(Stage::PTX, Path, I + 1, Col + 1),
+      auto D = diag(DiagLoc::artifact(Stage::PTX, Path, I + 1, Col + 1),
                     "kernel '" + K.Name + "' starts here");
       for (size_t J = I + 1; J < Lines.size(); ++J) {
         StringRef Loc = Lines[J].trim();
@@ -129,10 +129,10 @@ public:
           break;
         Loc = Loc.ltrim();
         Loc.consumeInteger(10, Column);
-        D.source(Location::source(Files[F], Line, Column));
+        D.source(DiagLoc::source(Files[F], Line, Column));
         break;
       }
-      if (Expected<Location> T =
+      if (Expected<DiagLoc> T =
               find(Stage::TTGIR, K.path(Stage::TTGIR), "tt.func"))
         D.related(*T, "the TTGIR function");
       else
@@ -166,7 +166,7 @@ public:
   Error check(CheckInput &In) override {
     const Kernel &K = In.Kernel.kernel();
     // Reported before failing: the engine must drop it.
-    diag(Location::artifact(Stage::Metadata, K.path(Stage::Metadata)),
+    diag(DiagLoc::artifact(Stage::Metadata, K.path(Stage::Metadata)),
          "partial result");
     if (K.Name == ThrowOn)
       throw std::runtime_error("deliberate exception on " + K.Name);
@@ -198,7 +198,7 @@ public:
       return Error::success();
     const Kernel &K = In.Kernel.kernel();
     const Kernel &B = In.Baseline->kernel();
-    diag(Location::artifact(Stage::Metadata, K.path(Stage::Metadata), 1, 1),
+    diag(DiagLoc::artifact(Stage::Metadata, K.path(Stage::Metadata), 1, 1),
          "baseline kernel '" + B.Name + "' for " + K.target());
     return Error::success();
   }

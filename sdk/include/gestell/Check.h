@@ -102,11 +102,11 @@ public:
   /// A note at the primary location (threshold checks: one per metric).
   DiagnosticBuilder &note(const llvm::Twine &Message);
   /// A note at another location.
-  DiagnosticBuilder &note(const Location &Loc, const llvm::Twine &Message);
+  DiagnosticBuilder &note(const DiagLoc &Loc, const llvm::Twine &Message);
   /// The matching line of another stage (or another line of this one).
-  DiagnosticBuilder &related(Location Loc, const llvm::Twine &Message = "");
+  DiagnosticBuilder &related(DiagLoc Loc, const llvm::Twine &Message = "");
   /// The Python source line the debug info points to.
-  DiagnosticBuilder &source(Location Loc);
+  DiagnosticBuilder &source(DiagLoc Loc);
   /// Where in the compiler to look: Where names the stage or pass.
   DiagnosticBuilder &hint(const llvm::Twine &Where, const llvm::Twine &Message);
   /// Appends a part of the fingerprint context (op names and canonical
@@ -144,8 +144,8 @@ public:
 
 protected:
   /// Reports at Loc with the check's default level, tagged with its id.
-  DiagnosticBuilder diag(const Location &Loc, const llvm::Twine &Message);
-  DiagnosticBuilder diag(const Location &Loc, const llvm::Twine &Message,
+  DiagnosticBuilder diag(const DiagLoc &Loc, const llvm::Twine &Message);
+  DiagnosticBuilder diag(const DiagLoc &Loc, const llvm::Twine &Message,
                          Level L);
 
   OptionsView Options;

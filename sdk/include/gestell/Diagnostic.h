@@ -33,8 +33,9 @@ enum class Level : uint8_t { Remark, Warning, Error };
 llvm::StringRef levelName(Level L);
 std::optional<Level> levelFromName(llvm::StringRef Name);
 
-/// A place in an artifact of the kernel, or in the Python source.
-struct Location {
+/// A place in an artifact of the kernel, or in the Python source. (Not
+/// gestell::Location of SourceLoc.h, which is an MLIR location node.)
+struct DiagLoc {
   /// The artifact's path (absolute, as discovered), or for a source
   /// location the file as the debug info names it ("/src/kernels/k.py").
   std::string File;
@@ -46,9 +47,9 @@ struct Location {
   /// "consumer"); may be empty.
   std::string Message;
 
-  static Location artifact(Stage S, llvm::StringRef File, uint32_t Line = 0,
+  static DiagLoc artifact(Stage S, llvm::StringRef File, uint32_t Line = 0,
                            uint32_t Column = 0);
-  static Location source(llvm::StringRef File, uint32_t Line,
+  static DiagLoc source(llvm::StringRef File, uint32_t Line,
                          uint32_t Column = 0);
   bool isSource() const { return !ArtifactStage.has_value(); }
   bool isValid() const { return !File.empty(); }
@@ -58,7 +59,7 @@ struct Location {
 /// per metric: "296 staging instructions in loops (threshold 64)".
 struct Note {
   std::string Message;
-  std::optional<Location> Loc; ///< none: at the diagnostic's primary location
+  std::optional<DiagLoc> Loc; ///< none: at the diagnostic's primary location
 };
 
 /// Where in the compiler to look, and what to look for.
@@ -73,11 +74,11 @@ struct Diagnostic {
   std::string CheckId;
   Level Severity = Level::Warning;
   std::string Message; ///< lowercase start, no final period (LLVM style)
-  Location Primary;    ///< the artifact line the check read
+  DiagLoc Primary;    ///< the artifact line the check read
   /// The Python source line the debug info points to. SARIF makes it the
   /// primary location (mapped with --path-map) and Primary a related one.
-  std::optional<Location> SourceLoc;
-  std::vector<Location> Related; ///< the matching lines of other stages
+  std::optional<DiagLoc> SourceLoc;
+  std::vector<DiagLoc> Related; ///< the matching lines of other stages
   std::vector<Note> Notes;
   std::optional<FixHint> Hint;
   /// Normalized context the fingerprint is computed from: op names and
