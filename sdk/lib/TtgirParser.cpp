@@ -1199,7 +1199,8 @@ bool Parser::parseRegion(Operation *Owner, unsigned Index,
         CurArgs.append(LabelArgs.begin(), LabelArgs.end());
       }
       for (Value *V : LabelArgs)
-        if (!defineValues(ArrayRef<Value *>(V), V->Name, LabelPos))
+        if (!defineValues(ArrayRef<Value *>(V).copy(I.Arena), V->Name,
+                          LabelPos))
           return false;
       continue;
     }
