@@ -61,8 +61,8 @@ std::string targetFromRepr(StringRef Repr) {
     if (P == StringRef::npos)
       return {};
     StringRef Rest = Repr.drop_front(P + Key.size()).ltrim(" ='\"");
-    return Rest.take_until([](char C) { return C == '\'' || C == '"' ||
-                                               C == ',' || C == ')'; });
+    return Rest.take_until(
+        [](char C) { return C == '\'' || C == '"' || C == ',' || C == ')'; });
   };
   StringRef Backend = Field("backend"), Arch = Field("arch");
   if (Backend.empty() || Arch.empty())
@@ -93,7 +93,8 @@ public:
   void finish() {
     for (auto &[Key, K] : Kernels) {
       if (K.has(Stage::Metadata)) {
-        Expected<KernelMetadata> M = readKernelMetadata(K.path(Stage::Metadata));
+        Expected<KernelMetadata> M =
+            readKernelMetadata(K.path(Stage::Metadata));
         if (M)
           K.Meta = std::move(*M);
         else
@@ -288,7 +289,8 @@ Expected<KernelMetadata> readKernelMetadata(StringRef Path) {
         M.Target = (*B + ":" + Twine(*A)).str();
     }
   }
-  if (M.Target.empty() && !M.Arch.empty() && StringRef(M.Arch).starts_with("sm"))
+  if (M.Target.empty() && !M.Arch.empty() &&
+      StringRef(M.Arch).starts_with("sm"))
     M.Target = ("cuda:" + StringRef(M.Arch).drop_front(2)).str();
   return M;
 }

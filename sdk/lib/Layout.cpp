@@ -424,9 +424,15 @@ Expected<LL> tmemScalesToLinear(const Layout &L, ArrayRef<int64_t> Shape) {
 }
 
 Expected<LL> toLinear(const Layout &L, ArrayRef<int64_t> Shape) {
-  for (int64_t D : Shape)
+  unsigned Bits = 0;
+  for (int64_t D : Shape) {
     if (D < 1 || !isPowerOf2_64(D))
       return llError("shape dims must be powers of two (got " + Twine(D) + ")");
+    Bits += Log2_64(D);
+  }
+  if (Bits > 30)
+    return llError("tensor of 2^" + Twine(Bits) +
+                   " elements is larger than a CTA can hold");
   if (L.rank() && L.rank() != Shape.size())
     return llError(L.Name + " has rank " + Twine(L.rank()) +
                    " but the tensor has rank " + Twine(Shape.size()));
@@ -723,8 +729,8 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
       return R.fail("order must be a permutation of 0..rank-1");
     for (unsigned V :
          concat<unsigned>(L.SizePerThread, L.ThreadsPerWarp, L.WarpsPerCTA))
-      if (!isPowerOf2_32(V))
-        return R.fail("sizes must be powers of two");
+      if (!isPowerOf2_32(V) || V > (1u << 16))
+        return R.fail("sizes must be powers of two no larger than 65536");
   } else if (N == "ttg.slice") {
     L.K = Layout::Kind::Slice;
     if (Error E = R.integer("dim", L.Dim))
@@ -767,6 +773,14 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
       return E;
     if (Error E = R.cta(L))
       return E;
+    for (unsigned V : concat<unsigned>(L.WarpsPerCTA, L.InstrShape))
+      if (!isPowerOf2_32(V) || V > (1u << 16))
+        return R.fail("warpsPerCTA and instrShape must be powers of two no "
+                      "larger than 65536");
+    if (L.VersionMajor == 2 && L.InstrShape.size() < 2)
+      return R.fail("versionMajor = 2 needs instrShape [m, n]");
+    if (L.VersionMajor == 3 && L.InstrShape.size() != 3)
+      return R.fail("versionMajor = 3 needs instrShape [m, n, k]");
   } else if (N == "ttg.linear") {
     L.K = Layout::Kind::Linear;
     std::vector<LinearLayout::InDim> Ins;
@@ -783,7 +797,8 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
           return R.fail(Twine("'") + In + "' must be a list of bases");
         LinearLayout::Basis Basis;
         for (const Attribute *X : B->Elements) {
-          if (X->K != Attribute::Kind::Integer || X->Int < 0)
+          if (X->K != Attribute::Kind::Integer || X->Int < 0 ||
+              X->Int > (1 << 24))
             return R.fail(Twine("bases of '") + In +
                           "' must hold non-negative integers");
           Basis.push_back(int32_t(X->Int));

@@ -105,6 +105,8 @@ int rank(std::vector<uint64_t> M, int NumCols) {
 
 /// One row per output bit, one column per input bit.
 std::vector<uint64_t> matrixOf(const LinearLayout &L) {
+  if (L.totalInDimSizeLog2() > 64)
+    return {}; // not a layout of one CTA: callers treat it as rank 0
   std::vector<uint64_t> M(L.totalOutDimSizeLog2(), 0);
   int R = 0;
   for (const LinearLayout::OutDim &O : L.outs()) {

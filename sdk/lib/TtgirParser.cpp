@@ -91,6 +91,19 @@ private:
   std::string FailMsg;
 
   StringMap<const Type *> TypeCache;
+  /// Nesting of attributes, types, locations and regions: bounded so that
+  /// hostile input cannot exhaust the stack.
+  unsigned Depth = 0;
+  static constexpr unsigned MaxDepth = 256;
+  struct Nest {
+    Parser &Ps;
+    bool Ok;
+    explicit Nest(Parser &Ps) : Ps(Ps), Ok(++Ps.Depth <= MaxDepth) {
+      if (!Ok)
+        Ps.fail(Ps.P, "nesting deeper than " + Twine(MaxDepth) + " levels");
+    }
+    ~Nest() { --Ps.Depth; }
+  };
   std::vector<Location *> AliasLocs; ///< resolved after the whole file
   std::vector<Scope> Scopes;
 
@@ -403,6 +416,9 @@ bool Parser::parseDialectBody(Attribute *A) {
 }
 
 const Attribute *Parser::parseAttribute() {
+  Nest N(*this);
+  if (!N.Ok)
+    return nullptr;
   skipHSpace();
   const char *S = P;
   char C = peek();
@@ -793,6 +809,9 @@ const Type *Parser::parseTypeUncached(const char *S) {
 }
 
 const Type *Parser::parseType() {
+  Nest N(*this);
+  if (!N.Ok)
+    return nullptr;
   skipHSpace();
   const char *S = P;
   const char *End = scanTypeEnd(S);
@@ -869,6 +888,9 @@ const Type *Parser::synthesize(const Type *Like, const Type *Elem) {
 //===----------------------------------------------------------------------===//
 
 const Location *Parser::parseLocInner() {
+  Nest N(*this);
+  if (!N.Ok)
+    return nullptr;
   skipHSpace();
   const char *S = P;
   Location *L = I.make<Location>();
@@ -1144,6 +1166,9 @@ bool Parser::nextLineContinuesOp() const {
 bool Parser::parseRegion(Operation *Owner, unsigned Index,
                          ArrayRef<Value *> Args, const char *OpenPos,
                          Region *&Out) {
+  Nest N(*this);
+  if (!N.Ok)
+    return false;
   Region *R = I.make<Region>();
   R->Parent = Owner;
   R->Index = Index;
