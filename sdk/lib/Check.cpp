@@ -52,6 +52,12 @@ DiagnosticBuilder &DiagnosticBuilder::source(DiagLoc Loc) {
   return *this;
 }
 
+DiagnosticBuilder &DiagnosticBuilder::source(std::optional<DiagLoc> Loc) {
+  if (Loc)
+    source(std::move(*Loc));
+  return *this;
+}
+
 DiagnosticBuilder &DiagnosticBuilder::hint(const Twine &Where,
                                            const Twine &Message) {
   get().Hint = FixHint{Where.str(), Message.str()};

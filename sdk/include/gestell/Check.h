@@ -33,6 +33,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,8 @@ public:
   DiagnosticBuilder &related(DiagLoc Loc, const llvm::Twine &Message = "");
   /// The Python source line the debug info points to.
   DiagnosticBuilder &source(DiagLoc Loc);
+  /// Same, when there is one (pythonSource() in Locate.h may find none).
+  DiagnosticBuilder &source(std::optional<DiagLoc> Loc);
   /// Where in the compiler to look: Where names the stage or pass.
   DiagnosticBuilder &hint(const llvm::Twine &Where, const llvm::Twine &Message);
   /// Appends a part of the fingerprint context (op names and canonical

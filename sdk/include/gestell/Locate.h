@@ -1,0 +1,44 @@
+//===- gestell/Locate.h - Diagnostic locations of instructions and ops ----===//
+//
+// Turns what a check found (a PTX or SASS instruction, a TTGIR op) into the
+// locations a diagnostic carries: the artifact line (DiagLoc::artifact) and
+// the Python line the debug info points to, the frame a person wants to see
+// (the outermost one in user code, not in Triton's own package; see
+// userFrame() in SourceLoc.h). Checks use them so that every check points
+// the same way:
+//
+//   diag(locate(Ptx, I), "...").source(pythonSource(Ptx, I));
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_LOCATE_H
+#define GESTELL_LOCATE_H
+
+#include "gestell/Diagnostic.h"
+#include "gestell/Ptx.h"
+#include "gestell/Sass.h"
+#include "gestell/Ttgir.h"
+
+#include <optional>
+
+namespace gestell {
+
+/// The instruction's line and column in the .ptx file.
+DiagLoc locate(const PtxModule &M, const PtxInstruction &I);
+/// The instruction's line and column in the SASS listing (stage sass, or
+/// sass-alt for a .cuobjdump.sass file).
+DiagLoc locate(const SassModule &M, const SassInstruction &I);
+/// The op's line and column in the .ttgir file.
+DiagLoc locate(const TtgirModule &M, const Operation &Op);
+
+/// The Python line of an instruction or op, from PTX .loc, nvdisasm line
+/// info (following inlined-at frames) or the TTGIR loc(...); empty when the
+/// debug info has none or names only Triton's own files.
+std::optional<DiagLoc> pythonSource(const PtxModule &M,
+                                    const PtxInstruction &I);
+std::optional<DiagLoc> pythonSource(const SassModule &M,
+                                    const SassInstruction &I);
+std::optional<DiagLoc> pythonSource(const TtgirModule &M, const Operation &Op);
+
+} // namespace gestell
+
+#endif

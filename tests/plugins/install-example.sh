@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The plugin story end to end, as a team outside this repository lives it:
+#   1. install gestell (binary, libgestell.so, headers, CMake package) into a
+#      temporary prefix;
+#   2. build plugins/example against that installed SDK with its own
+#      CMakeLists (find_package(gestell));
+#   3. move the plugin to an unrelated folder, run the *installed* gestell
+#      with --load on real corpus kernels: it loads, runs and reports at the
+#      exact PTX lines, next to the built-in modules found beside the binary.
+# Usage: install-example.sh SOURCE_DIR BUILD_DIR CMAKE GENERATOR CXX
+set -euo pipefail
+src=$1 build=$2 cmake=$3 generator=$4 cxx=$5
+work=$(mktemp -d "${TMPDIR:-/tmp}/gestell-install-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+"$cmake" --install "$build" --prefix "$work/prefix" > "$work/install.log"
+test -f "$work/prefix/lib/cmake/gestell/gestellConfig.cmake"
+test -f "$work/prefix/include/gestell/Check.h"
+ls "$work/prefix/lib/gestell/plugins/"*.so > /dev/null
+
+"$cmake" -S "$src/plugins/example" -B "$work/example-build" -G "$generator" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
+"$cmake" --build "$work/example-build" > "$work/build.log"
+
+mkdir -p "$work/elsewhere"
+cp "$work/example-build/gestell-example.so" "$work/elsewhere/"
+cd "$work/elsewhere"
+corpus="$src/tests/corpus/triton-3.6.0/bundles"
+out=$("$work/prefix/bin/gestell" --load="$work/elsewhere/gestell-example.so" \
+  --checks='-*,example-*' "$corpus/sm90/matmul_f16" "$corpus/sm90/vadd" 2>&1)
+echo "$out"
+expect() {
+  grep -qF -- "$1" <<< "$out" || { echo "FAIL: missing: $1" >&2; exit 1; }
+}
+expect "sm90/matmul_f16/matmul.ptx:520:7: warning: global loads in a loop move 16 bits per instruction in kernel 'matmul' [example-narrow-global-load]"
+expect "note: 64 narrow global loads in loops (threshold 1), of 64 global loads"
+expect "gestell: 2 kernels checked: 0 error(s), 1 warning(s), 0 remark(s)"
+if grep -q "vadd.*example-narrow-global-load" <<< "$out"; then
+  echo "FAIL: the check fired on vadd" >&2; exit 1
+fi
+# The installed binary found its built-in modules beside itself.
+sarif=$("$work/prefix/bin/gestell" --load="$work/elsewhere/gestell-example.so" \
+  --checks='-*,example-*' --format=sarif "$corpus/sm90/vadd" 2>/dev/null)
+for module in '"name": "example"' '"name": "nvidia"' '"name": "triton"'; do
+  grep -qF "$module" <<< "$sarif" || { echo "FAIL: no $module in SARIF tool.extensions" >&2; exit 1; }
+done
+echo "PASS: plugin built against the installed SDK loads and reports"
