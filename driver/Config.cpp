@@ -162,9 +162,9 @@ private:
     }
     if (N.is_string())
       return One(N);
-    return error(N, "'" + Key +
-                        "' must be an array of globs, e.g. [\"-*\", "
-                        "\"nvidia-*\"]");
+    return error(
+        N, "'" + Key + "' must be an array of globs, e.g. " +
+               (Key == "checks" ? "[\"-*\", \"nvidia-*\"]" : "[\"nvidia-*\"]"));
   }
 
   Error pathList(const toml::node &N, StringRef Key,
@@ -302,6 +302,19 @@ Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given) {
   Reader R(Path, *File);
   if (Error E = R.read(Root))
     return E;
+  // TOML tables iterate by key; report in file order.
+  auto Position = [&](const std::string &W) {
+    unsigned Line = 0, Col = 0;
+    StringRef Rest = StringRef(W).drop_front(Path.size() + 1);
+    Rest.consumeInteger(10, Line);
+    Rest.consume_front(":");
+    Rest.consumeInteger(10, Col);
+    return std::make_pair(Line, Col);
+  };
+  std::stable_sort(File->Warnings.begin(), File->Warnings.end(),
+                   [&](const std::string &A, const std::string &B) {
+                     return Position(A) < Position(B);
+                   });
   return File;
 }
 

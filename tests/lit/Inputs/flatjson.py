@@ -10,7 +10,9 @@ import sys
 
 
 def walk(node, path, out):
-    if isinstance(node, dict):
+    if isinstance(node, (dict, list)) and not node:
+        out.append(f"{path}={json.dumps(node)}")
+    elif isinstance(node, dict):
         for key, value in node.items():
             walk(value, f"{path}.{key}" if path else key, out)
     elif isinstance(node, list):
