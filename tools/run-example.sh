@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# Builds gestell and runs it over the bundled example corpus (real Triton
-# 3.6.0 output for Ampere, Hopper and Blackwell), printing per kernel its
-# cubin resources and instruction counts by family (gestell stats).
+# Builds gestell and lints the bundled example corpus (real Triton 3.6.0
+# output for Ampere, Hopper and Blackwell) with `gestell check`, printing its
+# findings clang-style. The checks are those of the built-in modules; the
+# template plugin's example check (plugins/example) is loaded too, so the
+# output shows what a finding looks like. Findings, even error-level ones
+# (gestell exit 1), are the point of the run: the script fails only when
+# gestell could not do its job (exit 2). `gestell stats PATH` prints the
+# instruction counts per kernel.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 "$here/tools/build.sh" >/dev/null
-"$here/build/bin/gestell" stats "$here/tests/corpus/triton-3.6.0/bundles"
+gestell="$here/build/bin/gestell"
+example="$here/build/lib/gestell/test-plugins/gestell-example.so"
+args=()
+[ -f "$example" ] && args+=(--load="$example" '--checks=example-*')
+status=0
+"$gestell" check "${args[@]}" "$here/tests/corpus/triton-3.6.0/bundles" || status=$?
+[ "$status" -eq 2 ] && exit 2
+exit 0

@@ -45,4 +45,25 @@ sarif=$("$work/prefix/bin/gestell" --load="$work/elsewhere/gestell-example.so" \
 for module in '"name": "example"' '"name": "nvidia"' '"name": "triton"'; do
   grep -qF "$module" <<< "$sarif" || { echo "FAIL: no $module in SARIF tool.extensions" >&2; exit 1; }
 done
+
+# tools/new_check.py scaffolds a check that builds, registers and runs: in a
+# copy of the template, against the same installed SDK.
+mkdir -p "$work/scaffold/plugins" "$work/scaffold/docs"
+cp -r "$src/plugins/example" "$work/scaffold/plugins/"
+cp -r "$src/docs/checks" "$work/scaffold/docs/"
+python3 "$src/tools/new_check.py" example wide-store --stage ptx \
+  --summary "Stores wider than needed" --root "$work/scaffold" > /dev/null
+"$cmake" -S "$work/scaffold/plugins/example" -B "$work/scaffold-build" -G "$generator" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/scaffold-configure.log"
+"$cmake" --build "$work/scaffold-build" > "$work/scaffold-build.log"
+list=$("$work/prefix/bin/gestell" --load="$work/scaffold-build/gestell-example.so" \
+  --checks='example-*' --list-checks)
+grep -q "example-wide-store  *Stores wider than needed" <<< "$list" \
+  || { echo "FAIL: scaffolded check not listed: $list" >&2; exit 1; }
+"$work/prefix/bin/gestell" --load="$work/scaffold-build/gestell-example.so" \
+  --checks='-*,example-wide-store' "$corpus/sm90" > /dev/null
+test -f "$work/scaffold/docs/checks/example-wide-store.md"
+test -f "$work/scaffold/tests/lit/example/wide-store.test"
+
 echo "PASS: plugin built against the installed SDK loads and reports"
