@@ -1,0 +1,294 @@
+//===- Diff.cpp - gestell diff: what changed below the source -------------===//
+//
+// `gestell diff [--label=NAME]... [--format=text|json|md|html] [-o FILE]
+// [--fail-on=EXPR]... STATE STATE [STATE...]`: the first state (a bundle
+// path) is the base, every later one is compared with it, kernel by kernel
+// (KernelMatch.h). docs/diff.md describes the report and its JSON form.
+//
+// Every kernel of every state is read on a worker thread (metrics, match
+// key, TTGIR summary) and its parses released; the report is built and
+// written once all are in, sorted, so output is the same for any -j.
+//
+// Exit: 2 when it could not do the job (a bad --fail-on expression, a state
+// that cannot be read or holds no kernel, an unreadable file, an output that
+// cannot be written); else 1 when a --fail-on gate held for a matched
+// kernel; else 2 when a gate could not be decided for a matched kernel (a
+// metric it names is missing, e.g. no SASS); else 0.
+//
+//===----------------------------------------------------------------------===//
+#include "DiffModel.h"
+#include "Verb.h"
+
+#include "gestell/KernelView.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace gestell::driver {
+namespace {
+
+cl::SubCommand DiffCmd("diff",
+                       "Compare builds: kernels that appeared or vanished, "
+                       "instruction families and opcodes that moved, TTGIR "
+                       "ops added or removed per loop, resources; gate CI "
+                       "with --fail-on");
+
+#define GESTELL_DIFF_OPTION cl::sub(DiffCmd), cl::cat(gestellCategory())
+
+cl::list<std::string> StatePaths(cl::Positional, cl::OneOrMore,
+                                 cl::desc("STATE STATE [STATE...]"),
+                                 GESTELL_DIFF_OPTION);
+cl::list<std::string>
+    Labels("label",
+           cl::desc("Name of the next state, in order (default: the last "
+                    "component of its path)"),
+           cl::value_desc("NAME"), GESTELL_DIFF_OPTION);
+enum class Format { Text, Json, Markdown, Html };
+cl::opt<Format> FormatOpt(
+    "format", cl::desc("Output format"), cl::init(Format::Text),
+    cl::values(clEnumValN(Format::Text, "text", "tables for a terminal"),
+               clEnumValN(Format::Json, "json",
+                          "one JSON object (docs/diff.md)"),
+               clEnumValN(Format::Markdown, "md",
+                          "Markdown for a PR comment or CI job summary"),
+               clEnumValN(Format::Html, "html",
+                          "one self-contained HTML page with charts")),
+    GESTELL_DIFF_OPTION);
+cl::opt<std::string> OutputOpt("o",
+                               cl::desc("Write to FILE (replaced atomically) "
+                                        "instead of stdout"),
+                               cl::value_desc("FILE"), GESTELL_DIFF_OPTION);
+cl::list<std::string>
+    FailOn("fail-on",
+           cl::desc("Exit 1 when EXPR holds for any matched kernel "
+                    "(docs/expressions.md), e.g. 'head.staging.loop > 2 * "
+                    "base.staging.loop'"),
+           cl::value_desc("EXPR"), GESTELL_DIFF_OPTION);
+cl::opt<std::string> NvdisasmOpt(
+    "nvdisasm",
+    cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
+             "(default: PATH, then an installed triton package)"),
+    cl::value_desc("PATH"), GESTELL_DIFF_OPTION);
+cl::opt<unsigned> JobsOpt("j",
+                          cl::desc("Kernels read in parallel (0 = one per "
+                                   "core); output is the same for any N"),
+                          cl::value_desc("N"), cl::init(0), cl::Prefix,
+                          GESTELL_DIFF_OPTION);
+cl::opt<unsigned> OpcodesOpt("opcodes",
+                             cl::desc("Opcodes listed per kernel, most moved "
+                                      "first (0 = all that moved)"),
+                             cl::value_desc("N"), cl::init(10),
+                             GESTELL_DIFF_OPTION);
+
+cl::list<std::string>
+    PathMapOpt("path-map",
+               cl::desc("Read Python sources named FROM... in the debug info "
+                        "from TO... (repeatable), to show their lines"),
+               cl::value_desc("FROM=TO"), GESTELL_DIFF_OPTION);
+
+constexpr StringRef Me = "gestell diff: ";
+
+/// Labels: the given ones, then the last path component, made unique.
+std::vector<std::string> stateLabels() {
+  std::vector<std::string> Out;
+  StringMap<unsigned> Uses;
+  for (size_t I = 0; I < StatePaths.size(); ++I) {
+    std::string L;
+    if (I < Labels.size())
+      L = Labels[I];
+    else {
+      StringRef P = sys::path::remove_leading_dotslash(StatePaths[I]);
+      P = P.rtrim("/");
+      L = sys::path::filename(P).str();
+      if (L.empty() || L == "." || L == "..")
+        L = "state" + std::to_string(I);
+    }
+    if (unsigned N = ++Uses[L]; N > 1)
+      L += "#" + std::to_string(N);
+    Out.push_back(L);
+  }
+  return Out;
+}
+
+KernelSummary summarize(const Kernel &K, const AnalysisOptions &Opts,
+                        const FamilyTable &Families) {
+  KernelView V(K, Opts);
+  KernelSummary S;
+  S.K = &K;
+  S.Metrics = collectKernelMetrics(V, Families);
+  const TtgirModule *M = nullptr;
+  if (K.has(Stage::TTGIR)) {
+    if (Expected<const TtgirModule &> T = V.ttgir())
+      M = &*T;
+    else
+      S.Metrics.Problems.push_back(toString(T.takeError()));
+  }
+  S.Key = matchKeyOf(K, M);
+  if (M)
+    S.Ttgir = summarizeTtgir(*M, K.path(Stage::TTGIR));
+  return S;
+}
+
+bool needsDisassembly(const Kernel &K) {
+  return K.has(Stage::Cubin) && !K.has(Stage::SASS) && !K.has(Stage::SASSAlt);
+}
+
+/// Writes through Write to stdout or atomically to -o.
+bool writeOutput(function_ref<void(raw_ostream &)> Write) {
+  if (OutputOpt.empty()) {
+    Write(outs());
+    outs().flush();
+    return true;
+  }
+  Expected<sys::fs::TempFile> T =
+      sys::fs::TempFile::create(OutputOpt + "-%%%%%%%%.tmp");
+  if (!T) {
+    errs() << Me << "cannot write " << OutputOpt << ": "
+           << toString(T.takeError()) << "\n";
+    return false;
+  }
+  bool Failed;
+  {
+    raw_fd_ostream OS(T->FD, /*shouldClose=*/false);
+    Write(OS);
+    OS.flush();
+    Failed = OS.has_error();
+    OS.clear_error();
+  }
+  if (Failed) {
+    consumeError(T->discard());
+    errs() << Me << "cannot write " << OutputOpt << "\n";
+    return false;
+  }
+  if (Error E = T->keep(OutputOpt)) {
+    errs() << Me << "cannot write " << OutputOpt << ": "
+           << toString(std::move(E)) << "\n";
+    return false;
+  }
+  return true;
+}
+
+int runDiff() {
+  const FamilyTable &Families = FamilyTable::builtin();
+  if (StatePaths.size() < 2) {
+    errs() << Me
+           << "give at least two states (the base, then the builds to "
+              "compare with it)\n";
+    return ExitFailure;
+  }
+  if (Labels.size() > StatePaths.size()) {
+    errs() << Me << Labels.size() << " labels for " << StatePaths.size()
+           << " states\n";
+    return ExitFailure;
+  }
+  std::vector<Expr> Gates;
+  for (const std::string &Text : FailOn) {
+    Expected<Expr> E = Expr::parseCondition(Text, Families, "--fail-on");
+    if (!E) {
+      printExprError(errs(), E.takeError(), Text);
+      return ExitFailure;
+    }
+    Gates.push_back(std::move(*E));
+  }
+
+  std::vector<PathMap> Maps;
+  for (StringRef M : PathMapOpt) {
+    auto [From, To] = M.split('=');
+    if (From.empty() || To.empty() || !M.contains('=')) {
+      errs() << Me << "--path-map wants FROM=TO, got '" << M << "'\n";
+      return ExitFailure;
+    }
+    Maps.push_back({From.str(), To.str()});
+  }
+
+  std::vector<std::string> Names = stateLabels();
+  std::vector<StateSummary> States(StatePaths.size());
+  bool Failed = false;
+  for (size_t I = 0; I < States.size(); ++I) {
+    StateSummary &S = States[I];
+    S.Label = Names[I];
+    S.Path = StatePaths[I];
+    S.Found = discoverKernels({StatePaths[I]});
+    for (const DiscoveryProblem &P : S.Found.Problems)
+      errs() << Me << P.Path << ": " << P.Message << "\n";
+    Failed |= !S.Found.Problems.empty();
+    if (S.Found.Kernels.empty() && S.Found.Problems.empty()) {
+      errs() << Me << StatePaths[I] << ": no kernels found\n";
+      Failed = true;
+    }
+  }
+  if (Failed)
+    return ExitFailure;
+
+  AnalysisOptions Opts;
+  Opts.CacheDir = defaultCacheDir();
+  bool NeedNvdisasm = !NvdisasmOpt.empty();
+  for (const StateSummary &S : States)
+    NeedNvdisasm |= any_of(S.Found.Kernels, needsDisassembly);
+  if (NeedNvdisasm) {
+    Expected<NvdisasmLookup> L = findNvdisasm(NvdisasmOpt);
+    if (!L) {
+      errs() << Me << toString(L.takeError()) << "\n";
+      return ExitFailure;
+    }
+    Opts.Nvdisasm = L->Path;
+    if (L->Path.empty())
+      Opts.NvdisasmMissing = L->WhyNot;
+  }
+
+  {
+    DefaultThreadPool Pool(hardware_concurrency(JobsOpt));
+    for (StateSummary &S : States) {
+      S.Kernels.resize(S.Found.Kernels.size());
+      for (size_t I = 0; I < S.Kernels.size(); ++I)
+        Pool.async([&, I] {
+          S.Kernels[I] = summarize(S.Found.Kernels[I], Opts, Families);
+          S.Kernels[I].StatePath = S.Path;
+        });
+    }
+    Pool.wait();
+  }
+
+  DiffReport R =
+      buildDiffReport(States, Families, Gates, DiffOptions{OpcodesOpt});
+  fillSourceLines(R, Maps);
+  for (const std::string &P : R.Problems)
+    errs() << Me << P << "\n";
+  for (const std::string &U : R.GateUnknown)
+    errs() << Me << "note: gate not decided for " << U << "\n";
+
+  bool Written = writeOutput([&](raw_ostream &OS) {
+    switch (FormatOpt) {
+    case Format::Text:
+      writeDiffText(OS, R);
+      break;
+    case Format::Json:
+      writeDiffJson(OS, R);
+      break;
+    case Format::Markdown:
+      writeDiffMarkdown(OS, R);
+      break;
+    case Format::Html:
+      writeDiffHtml(OS, R);
+      break;
+    }
+  });
+  if (!Written || !R.Problems.empty())
+    return ExitFailure;
+  if (!R.GateHeld.empty())
+    return ExitFindings;
+  // A gate that could not be decided for a matched kernel is not a pass.
+  return R.GateUnknown.empty() ? ExitOk : ExitFailure;
+}
+
+VerbRegistration Registration(DiffCmd, runDiff);
+
+} // namespace
+} // namespace gestell::driver

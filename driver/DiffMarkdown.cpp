@@ -1,0 +1,265 @@
+//===- DiffMarkdown.cpp - gestell diff for a PR comment or job summary ----===//
+//
+// GitHub-flavored Markdown: the verdict first (gates, kernels changed), then
+// one section per changed kernel with pipe tables, the TTGIR changes and the
+// canonical layouts folded in <details>. Unchanged kernels are listed in
+// one line each, so a sweep of 72 kernels stays readable. Cells escape '|'
+// and code spans use a fence longer than any backtick run they hold.
+//
+//===----------------------------------------------------------------------===//
+#include "DiffModel.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace gestell::driver {
+
+namespace {
+
+/// A code span that survives backticks and pipes inside a table cell.
+std::string code(StringRef S) {
+  size_t Run = 0, Longest = 0;
+  for (char C : S) {
+    Run = C == '`' ? Run + 1 : 0;
+    Longest = std::max(Longest, Run);
+  }
+  std::string Fence(Longest + 1, '`');
+  std::string Body;
+  for (char C : S)
+    Body += C == '|' ? std::string("\\|") : std::string(1, C);
+  bool Pad = !Body.empty() && (Body.front() == '`' || Body.back() == '`');
+  return Fence + (Pad ? " " : "") + Body + (Pad ? " " : "") + Fence;
+}
+
+/// Plain text for a table cell or a line: Markdown punctuation escaped.
+std::string text(StringRef S) {
+  std::string Out;
+  for (char C : S) {
+    if (StringRef("\\`*_[]<>|#").contains(C))
+      Out += '\\';
+    Out += C;
+  }
+  return Out;
+}
+
+void tableRow(raw_ostream &OS, ArrayRef<std::string> Cells) {
+  OS << "|";
+  for (const std::string &C : Cells)
+    OS << " " << C << " |";
+  OS << "\n";
+}
+
+/// A header row; the first LeftColumns columns hold text (left-aligned),
+/// the others numbers (right-aligned).
+void tableHead(raw_ostream &OS, ArrayRef<std::string> Cells,
+               size_t LeftColumns = 1) {
+  tableRow(OS, Cells);
+  OS << "|";
+  for (size_t I = 0; I < Cells.size(); ++I)
+    OS << (I < LeftColumns ? " --- |" : " ---: |");
+  OS << "\n";
+}
+
+std::vector<std::string> stateHeads(const DiffReport &R, StringRef Prefix) {
+  std::vector<std::string> H;
+  for (const StateSummary *S : R.States)
+    H.push_back((Prefix + " " + text(S->Label)).str());
+  return H;
+}
+
+void countTable(raw_ostream &OS, const DiffReport &R,
+                ArrayRef<const CountRow *> Rows, StringRef First,
+                bool ShowStage) {
+  std::vector<std::string> Head{First.str()};
+  for (StringRef Scope : {"loop", "total"})
+    for (const std::string &H : stateHeads(R, Scope))
+      Head.push_back(H);
+  tableHead(OS, Head);
+  for (const CountRow *C : Rows) {
+    std::vector<std::string> Row{ShowStage ? isaTitle(C->Stage).str() + " " +
+                                                 code(C->Name)
+                                           : code(C->Name)};
+    for (bool Loop : {true, false})
+      for (size_t S = 0; S < C->Values.size(); ++S) {
+        std::string Cell = formatCell(pickCount(C->Values[S], Loop),
+                                      pickCount(C->Values[0], Loop), S == 0);
+        bool Moved = S && Cell.find('(') != std::string::npos;
+        Row.push_back(Moved ? "**" + Cell + "**" : Cell);
+      }
+    tableRow(OS, Row);
+  }
+  OS << "\n";
+}
+
+std::string siteText(const TtgirOpSite &S) {
+  std::string Out =
+      code(sys::path::filename(S.File).str() + ":" + std::to_string(S.Line) +
+           ":" + std::to_string(S.Column));
+  if (!S.Source.empty())
+    Out += " " + code(S.Source);
+  if (!S.Type.empty())
+    Out += " " + code(S.Type);
+  if (!S.Cost.empty())
+    Out += " cost **" + S.Cost + "**";
+  if (!S.SourceText.empty())
+    Out += ": " + code(S.SourceText);
+  return Out;
+}
+
+void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
+  OS << "### " << code(D.Name);
+  if (!D.Key.Target.empty())
+    OS << " " << text(D.Key.Target);
+  if (D.Key.NumWarps)
+    OS << ", " << *D.Key.NumWarps << " warps";
+  if (D.Key.NumStages)
+    OS << ", " << *D.Key.NumStages << " stages";
+  OS << "\n\n";
+  if (D.Key.Tiles && !D.Key.Tiles->empty())
+    OS << "Tiles " << code(*D.Key.Tiles) << ".\n\n";
+  for (size_t S = 1; S < D.States.size(); ++S)
+    if (D.States[S].Status != MatchStatus::Matched)
+      OS << "- " << text(R.States[S]->Label) << ": "
+         << text(describeState(D.States[S])) << "\n";
+  if (std::string C = describeConstant(D); !C.empty())
+    OS << "**" << text(C) << "**\n\n";
+
+  for (Isa I : {Isa::PTX, Isa::SASS}) {
+    std::vector<const CountRow *> Rows;
+    for (const CountRow &C : D.Families)
+      if (C.Stage == I && any_of(C.Values, [](const std::optional<Count> &V) {
+            return V && V->Total;
+          }))
+        Rows.push_back(&C);
+    if (Rows.empty())
+      continue;
+    if (!D.countsChanged(I)) {
+      OS << isaTitle(I) << ": no change in family or opcode counts.\n\n";
+      continue;
+    }
+    countTable(OS, R, Rows, (isaTitle(I) + " family").str(), false);
+  }
+  if (!D.MovedOpcodes.empty()) {
+    std::vector<const CountRow *> Rows;
+    for (const CountRow &C : D.MovedOpcodes)
+      Rows.push_back(&C);
+    OS << "Opcodes that moved most:\n\n";
+    countTable(OS, R, Rows, "opcode", true);
+  }
+
+  if (!D.Ttgir.empty()) {
+    OS << "TTGIR ops added or removed, per loop:\n\n";
+    std::vector<std::string> Head{"loop", "op"};
+    for (const StateSummary *S : R.States)
+      Head.push_back(text(S->Label));
+    tableHead(OS, Head, 2);
+    for (const TtgirChange &C : D.Ttgir) {
+      std::vector<std::string> Row{
+          code(C.Loop),
+          code(C.Group.Op +
+               (C.Group.Layouts.empty() ? "" : " " + C.Group.Layouts))};
+      for (size_t S = 0; S < C.Counts.size(); ++S) {
+        std::optional<uint64_t> V, B;
+        if (C.Counts[S])
+          V = *C.Counts[S];
+        if (C.Counts[0])
+          B = *C.Counts[0];
+        Row.push_back(formatCell(V, B, S == 0));
+      }
+      tableRow(OS, Row);
+    }
+    OS << "\n<details><summary>where, and the canonical layouts</summary>"
+          "\n\n";
+    for (const TtgirChange &C : D.Ttgir) {
+      OS << "- " << code(C.Group.Op + " " + C.Group.Layouts) << " in loop "
+         << code(C.Loop) << "\n";
+      for (size_t S = 0; S < C.Sites.size(); ++S)
+        for (const TtgirOpSite &Site : C.Sites[S])
+          OS << "  - " << text(R.States[S]->Label) << ": " << siteText(Site)
+             << "\n";
+      if (!C.Group.Src.empty())
+        OS << "  - "
+           << code(C.Group.Src +
+                   (C.Group.Dst.empty() ? "" : " -> " + C.Group.Dst))
+           << "\n";
+    }
+    OS << "\n</details>\n\n";
+  }
+
+  if (any_of(D.Resources, [](const ResourceRow &C) { return C.changed(); })) {
+    std::vector<std::string> Head{"resource"};
+    for (const StateSummary *S : R.States)
+      Head.push_back(text(S->Label));
+    tableHead(OS, Head);
+    for (const ResourceRow &C : D.Resources) {
+      std::vector<std::string> Row{code(C.Name)};
+      for (size_t S = 0; S < C.Values.size(); ++S)
+        Row.push_back(formatCell(C.Values[S], C.Values[0], S == 0));
+      tableRow(OS, Row);
+    }
+    OS << "\n";
+  } else {
+    OS << "Resources: no change.\n\n";
+  }
+}
+
+} // namespace
+
+void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
+  OS << "## gestell diff: " << text(R.States[0]->Label);
+  for (size_t S = 1; S < R.States.size(); ++S)
+    OS << (S == 1 ? " vs " : ", ") << text(R.States[S]->Label);
+  OS << "\n\n";
+
+  if (!R.GateExprs.empty()) {
+    if (R.GateHeld.empty()) {
+      OS << "Gate held for no kernel:";
+    } else {
+      OS << "**Gate held** for ";
+      std::vector<std::string> Held;
+      for (const auto &[K, S] : R.GateHeld)
+        Held.push_back(code(R.Kernels[K].Name) + " in " +
+                       text(R.States[S]->Label));
+      OS << join(Held, ", ") << ":";
+    }
+    for (const std::string &E : R.GateExprs)
+      OS << " " << code(E);
+    OS << "\n\n";
+  }
+
+  tableHead(OS, {"state", "path", "kernels"}, 2);
+  for (const StateSummary *S : R.States)
+    tableRow(
+        OS, {text(S->Label), code(S->Path), std::to_string(S->Kernels.size())});
+  OS << "\n";
+
+  std::vector<std::string> Same;
+  for (const KernelDiff &D : R.Kernels) {
+    bool Compared = any_of(D.States, [](const KernelInState &K) {
+      return K.Status == MatchStatus::Matched;
+    });
+    if (D.Changed || !Compared)
+      kernel(OS, R, D);
+    else
+      Same.push_back(code(D.Key.str()));
+  }
+  if (!Same.empty()) {
+    OS << "Unchanged (" << Same.size() << "): " << join(Same, ", ") << ".\n\n";
+  }
+  for (const UnmatchedKernel &U : R.Appeared)
+    OS << "- appeared in " << text(R.States[U.State]->Label) << ": "
+       << code(U.Summary->Key.str()) << " (" << code(displayDir(*U.Summary))
+       << ")\n";
+  for (const UnmatchedKernel &U : R.Ambiguous)
+    OS << "- ambiguous in " << text(R.States[U.State]->Label) << ": "
+       << code(U.Summary->Key.str()) << " matches " << U.Candidates.size()
+       << " base kernels\n";
+  if (!R.Appeared.empty() || !R.Ambiguous.empty())
+    OS << "\n";
+  for (const std::string &P : R.Problems)
+    OS << "- problem: " << code(P) << "\n";
+}
+
+} // namespace gestell::driver

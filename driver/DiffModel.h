@@ -1,0 +1,236 @@
+//===- DiffModel.h - What gestell diff compares and reports ---------------===//
+//
+// `gestell diff` reads every state (a bundle path) into KernelSummaries,
+// matches each later state's kernels with the base state's (KernelMatch.h),
+// and builds one DiffReport that every writer (text, JSON, Markdown, HTML)
+// prints. Everything is owned data, sorted, so the output depends only on
+// the inputs, never on thread timing.
+//
+// Per-state values are vectors indexed by state (0 = the base). A state in
+// which the kernel has no match holds no value there (std::nullopt).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_DRIVER_DIFFMODEL_H
+#define GESTELL_DRIVER_DIFFMODEL_H
+
+#include "KernelMatch.h"
+
+#include "gestell/Bundle.h"
+#include "gestell/Families.h"
+#include "gestell/KernelMetrics.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gestell::driver {
+
+//===-- What one kernel's TTGIR holds, for diffing -----------------------===//
+
+/// One op of the TTGIR, where it is.
+struct TtgirOpSite {
+  std::string File; ///< the .ttgir path
+  unsigned Line = 0, Column = 0;
+  std::string Source; ///< the user frame "file.py:line:col", or ""
+  std::string Type;   ///< "128x128xf16" of the first tensor operand, or ""
+  std::string Cost;   ///< ttg.convert_layout: registers / shuffle / shared
+  std::string Text;   ///< the op's first line in the .ttgir, trimmed
+  /// The Python line Source names, when that file can be read (after
+  /// --path-map); filled in by fillSourceLines().
+  std::string SourceText;
+};
+
+/// Ops of one loop with one identity: op name and canonical layout pair.
+struct TtgirOpGroup {
+  std::string Op;       ///< "ttg.convert_layout"
+  std::string Layouts;  ///< short form: "#linear -> #blocked" ("" for none)
+  std::string Src, Dst; ///< canonical layout texts ("" where none)
+  std::vector<TtgirOpSite> Sites; ///< in text order
+};
+
+/// The ops directly inside one loop (nested loops have their own entry), or
+/// outside every loop.
+struct TtgirLoop {
+  /// Identity across builds: the user-frame location of the scf.for
+  /// ("triton_kernels.py:55:24"), nested loops as "outer > inner", "#2"
+  /// appended for a repeated location, "(outside loops)" for the rest.
+  std::string Key;
+  std::string Op;     ///< "scf.for", "scf.while", "" (outside loops)
+  unsigned Line = 0;  ///< of the loop op in the .ttgir
+  unsigned Depth = 0; ///< 0 = outside loops
+  /// By identity: op name, '\n', source canonical layout, '\n', destination.
+  std::map<std::string, TtgirOpGroup> Ops;
+};
+
+struct TtgirSummary {
+  std::string File;
+  std::vector<TtgirLoop> Loops; ///< outside loops first, then text order
+};
+
+//===-- One kernel of one state -------------------------------------------===//
+
+struct KernelSummary {
+  const Kernel *K = nullptr;
+  std::string StatePath; ///< the state path as given on the command line
+  MatchKey Key;
+  KernelMetrics Metrics;
+  std::optional<TtgirSummary> Ttgir;
+};
+
+struct StateSummary {
+  std::string Label;
+  std::string Path;
+  Discovery Found;
+  std::vector<KernelSummary> Kernels; ///< parallel to Found.Kernels
+};
+
+//===-- The report
+//----------------------------------------------------------===//
+
+/// A count in every state: loop and total (nullopt where the kernel has no
+/// match or no such stage).
+struct CountRow {
+  std::string Name; ///< family id, or full opcode
+  Isa Stage = Isa::PTX;
+  std::vector<std::optional<Count>> Values;
+  /// Largest |delta| against the base, loop or total, over the states.
+  uint64_t MaxMove = 0;
+  bool changed() const { return MaxMove != 0; }
+};
+
+struct TtgirChange {
+  std::string Loop;           ///< TtgirLoop::Key
+  std::string LoopSourceText; ///< the loop's Python line, when readable
+  std::vector<std::optional<unsigned>> LoopLine; ///< the loop op's line
+  TtgirOpGroup Group;                            ///< op, layouts (sites unused)
+  std::vector<std::optional<unsigned>> Counts;
+  /// Per state: the sites that explain the change (the ops the state has
+  /// more of, or for the base the ones a later state lost).
+  std::vector<std::vector<TtgirOpSite>> Sites;
+};
+
+struct ResourceRow {
+  std::string Name; ///< "registers", "stack", "local", "shared_static", ...
+  std::vector<std::optional<uint64_t>> Values;
+  bool changed() const;
+};
+
+struct GateResult {
+  std::string Expr; ///< canonical text
+  /// Per state (0 unused): the evaluation, when the kernel is matched.
+  std::vector<std::optional<ExprResult>> Results;
+};
+
+enum class MatchStatus : uint8_t {
+  Base,        ///< state 0
+  Matched,     ///< one kernel of the state matches
+  Disappeared, ///< no kernel of the state has the key
+  Ambiguous,   ///< several candidates, or the candidate fits several
+};
+llvm::StringRef matchStatusName(MatchStatus S);
+
+struct KernelInState {
+  MatchStatus Status = MatchStatus::Base;
+  const KernelSummary *Summary = nullptr;        ///< Base and Matched
+  std::vector<const KernelSummary *> Candidates; ///< Ambiguous
+};
+
+struct KernelDiff {
+  std::string Name;
+  MatchKey Key;
+  std::vector<KernelInState> States;
+  std::vector<CountRow> Families; ///< PTX rows, then SASS rows
+  /// Per stage (index Isa): families with equal counts in every matched
+  /// state, nonzero in the base.
+  std::vector<std::string> Constant[2];
+  std::vector<CountRow> MovedOpcodes; ///< most moved first
+  std::vector<TtgirChange> Ttgir;
+  std::vector<ResourceRow> Resources;
+  std::vector<GateResult> Gates;
+  /// Anything changed against any state (counts, TTGIR, resources).
+  bool Changed = false;
+  bool countsChanged(Isa I) const;
+};
+
+/// A kernel of a later state that matches no base kernel, or several.
+struct UnmatchedKernel {
+  unsigned State = 0;
+  const KernelSummary *Summary = nullptr;
+  MatchStatus Status = MatchStatus::Disappeared; ///< or Ambiguous
+  std::vector<const KernelSummary *> Candidates; ///< base kernels
+};
+
+struct DiffReport {
+  std::vector<const StateSummary *> States;
+  std::vector<std::string> Families;      ///< family ids, table order
+  std::vector<KernelDiff> Kernels;        ///< base kernels, sorted
+  std::vector<UnmatchedKernel> Appeared;  ///< in a later state only
+  std::vector<UnmatchedKernel> Ambiguous; ///< later-state kernels
+  std::vector<std::string> GateExprs;     ///< canonical, in option order
+  /// (kernel index, state) pairs for which some gate held.
+  std::vector<std::pair<size_t, unsigned>> GateHeld;
+  /// Kernels whose gate could not be decided: text for the report.
+  std::vector<std::string> GateUnknown;
+  /// Problems reading inputs ("file:line:col: message").
+  std::vector<std::string> Problems;
+};
+
+struct DiffOptions {
+  unsigned TopOpcodes = 10;
+};
+
+/// Matches, compares and evaluates the gates.
+DiffReport buildDiffReport(const std::vector<StateSummary> &States,
+                           const FamilyTable &Families,
+                           llvm::ArrayRef<Expr> Gates, DiffOptions Opts);
+
+/// Maps a path as the debug info names it to a local one (--path-map).
+struct PathMap {
+  std::string From, To;
+};
+/// Reads the Python line of every TTGIR change site whose file is readable
+/// (directly or through a path map); files are read once, at most 16 MB.
+void fillSourceLines(DiffReport &R, llvm::ArrayRef<PathMap> Maps);
+
+/// Reads one kernel's TTGIR summary (DiffTtgir.cpp).
+TtgirSummary summarizeTtgir(const TtgirModule &M, llvm::StringRef File);
+
+/// The TTGIR ops that differ between Base and each later state.
+std::vector<TtgirChange>
+diffTtgir(llvm::ArrayRef<const TtgirSummary *> PerState);
+
+//===-- Writers
+//-------------------------------------------------------------===//
+
+void writeDiffText(llvm::raw_ostream &OS, const DiffReport &R);
+void writeDiffJson(llvm::raw_ostream &OS, const DiffReport &R);
+void writeDiffMarkdown(llvm::raw_ostream &OS, const DiffReport &R);
+void writeDiffHtml(llvm::raw_ostream &OS, const DiffReport &R);
+
+/// "+3", "-2", "" for 0.
+std::string formatDelta(int64_t D);
+/// A value for a table cell: "-" when absent; in a later state with a base
+/// value, the delta too: "80 (+16)".
+std::string formatCell(std::optional<uint64_t> V, std::optional<uint64_t> Base,
+                       bool IsBase);
+/// Loop or total of an optional count.
+std::optional<uint64_t> pickCount(const std::optional<Count> &C, bool InLoops);
+/// "PTX" or "SASS".
+llvm::StringRef isaTitle(Isa I);
+/// What a state says about a kernel: "matched", "disappeared", "ambiguous
+/// (2 candidates)".
+std::string describeState(const KernelInState &K);
+/// A kernel's folder as the user named it: the state path as given plus the
+/// rest of the folder when it lies under the state path, else the absolute
+/// folder. Text, Markdown and HTML use it (JSON keeps absolute folders).
+std::string displayDir(const KernelSummary &K);
+/// The sentence for families that held ("" when none did).
+std::string describeConstant(const KernelDiff &D);
+
+} // namespace gestell::driver
+
+#endif

@@ -1,0 +1,381 @@
+//===- DiffReport.cpp - From read states to one comparison ----------------===//
+//
+// Matches each later state with the base (KernelMatch.h), then, per base
+// kernel, lines up family and opcode counts, TTGIR op changes, resources and
+// gate results across the states. Sorting happens here, once, so every
+// writer prints the same order.
+//
+//===----------------------------------------------------------------------===//
+#include "DiffModel.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
+#include <set>
+
+using namespace llvm;
+
+namespace gestell::driver {
+
+StringRef matchStatusName(MatchStatus S) {
+  switch (S) {
+  case MatchStatus::Base:
+    return "base";
+  case MatchStatus::Matched:
+    return "matched";
+  case MatchStatus::Disappeared:
+    return "disappeared";
+  case MatchStatus::Ambiguous:
+    return "ambiguous";
+  }
+  return "base";
+}
+
+std::string formatDelta(int64_t D) {
+  if (D == 0)
+    return "";
+  return (D > 0 ? "+" : "-") + std::to_string(D > 0 ? D : -D);
+}
+
+std::string formatCell(std::optional<uint64_t> V, std::optional<uint64_t> Base,
+                       bool IsBase) {
+  if (!V)
+    return "-";
+  std::string S = std::to_string(*V);
+  if (!IsBase && Base && *V != *Base)
+    S += " (" + formatDelta(int64_t(*V) - int64_t(*Base)) + ")";
+  return S;
+}
+
+std::optional<uint64_t> pickCount(const std::optional<Count> &C, bool InLoops) {
+  if (!C)
+    return std::nullopt;
+  return InLoops ? C->InLoops : C->Total;
+}
+
+StringRef isaTitle(Isa I) { return I == Isa::PTX ? "PTX" : "SASS"; }
+
+std::string displayDir(const KernelSummary &K) {
+  SmallString<256> Abs(K.StatePath);
+  sys::fs::make_absolute(Abs);
+  sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  StringRef Root = StringRef(Abs).rtrim('/');
+  StringRef Dir = K.K->Dir;
+  if (Dir == Root)
+    return StringRef(K.StatePath).rtrim('/').str();
+  if (Dir.starts_with(Root) && Dir.size() > Root.size() &&
+      Dir[Root.size()] == '/')
+    return StringRef(K.StatePath).rtrim('/').str() +
+           Dir.drop_front(Root.size()).str();
+  return Dir.str();
+}
+
+std::string describeState(const KernelInState &K) {
+  switch (K.Status) {
+  case MatchStatus::Base:
+    return "base";
+  case MatchStatus::Matched:
+    return "matched";
+  case MatchStatus::Disappeared:
+    return "disappeared (no kernel with this key)";
+  case MatchStatus::Ambiguous:
+    return "ambiguous (" + std::to_string(K.Candidates.size()) + " candidates)";
+  }
+  return "";
+}
+
+std::string describeConstant(const KernelDiff &D) {
+  std::string S;
+  for (Isa I : {Isa::PTX, Isa::SASS}) {
+    const auto &C = D.Constant[unsigned(I)];
+    if (C.empty())
+      continue;
+    if (!S.empty())
+      S += "; ";
+    S += isaTitle(I).str() + " " + join(C, ", ");
+  }
+  if (S.empty())
+    return S;
+  bool Math = false;
+  for (Isa I : {Isa::PTX, Isa::SASS})
+    Math |= is_contained(D.Constant[unsigned(I)], "tensor");
+  return "held constant: " + S +
+         (Math ? " (tensor-core work unchanged: the math did not change)" : "");
+}
+
+bool ResourceRow::changed() const {
+  for (const auto &V : Values)
+    if (V && Values[0] && *V != *Values[0])
+      return true;
+  return false;
+}
+
+bool KernelDiff::countsChanged(Isa I) const {
+  for (const CountRow &R : Families)
+    if (R.Stage == I && R.changed())
+      return true;
+  return false;
+}
+
+namespace {
+
+uint64_t absDiff(uint64_t A, uint64_t B) { return A > B ? A - B : B - A; }
+
+void finishRow(CountRow &R) {
+  R.MaxMove = 0;
+  if (!R.Values[0])
+    return;
+  for (size_t S = 1; S < R.Values.size(); ++S)
+    if (R.Values[S])
+      R.MaxMove =
+          std::max({R.MaxMove, absDiff(R.Values[S]->Total, R.Values[0]->Total),
+                    absDiff(R.Values[S]->InLoops, R.Values[0]->InLoops)});
+}
+
+const StageCounts *countsOf(const KernelInState &K, Isa I) {
+  return K.Summary ? K.Summary->Metrics.counts(I) : nullptr;
+}
+
+void compareCounts(KernelDiff &D, const FamilyTable &Families,
+                   unsigned TopOpcodes) {
+  const size_t N = D.States.size();
+  for (Isa I : {Isa::PTX, Isa::SASS}) {
+    bool Any = any_of(D.States,
+                      [&](const KernelInState &K) { return countsOf(K, I); });
+    if (!Any)
+      continue;
+    auto addRow = [&](StringRef Name, auto Get) {
+      CountRow R;
+      R.Name = Name.str();
+      R.Stage = I;
+      R.Values.resize(N);
+      for (size_t S = 0; S < N; ++S)
+        if (const StageCounts *C = countsOf(D.States[S], I))
+          R.Values[S] = Get(*C);
+      finishRow(R);
+      D.Families.push_back(std::move(R));
+    };
+    for (unsigned F = 0; F < Families.families().size(); ++F)
+      addRow(Families.families()[F].Id, [F](const StageCounts &C) {
+        return F < C.Families.size() ? C.Families[F] : Count();
+      });
+    addRow("other", [](const StageCounts &C) { return C.Other; });
+    addRow("instructions", [](const StageCounts &C) { return C.Instructions; });
+
+    // Families that held: the same in every state that has this stage.
+    for (const CountRow &R : D.Families) {
+      if (R.Stage != I || R.Name == "other" || R.Name == "instructions" ||
+          !R.Values[0] || R.Values[0]->Total == 0)
+        continue;
+      bool Compared = false, Same = true;
+      for (size_t S = 1; S < N; ++S)
+        if (R.Values[S]) {
+          Compared = true;
+          Same &= *R.Values[S] == *R.Values[0];
+        }
+      if (Compared && Same)
+        D.Constant[unsigned(I)].push_back(R.Name);
+    }
+
+    // Opcodes, by how much they moved.
+    std::set<std::string> Names;
+    for (const KernelInState &K : D.States)
+      if (const StageCounts *C = countsOf(K, I))
+        for (const auto &E : C->Opcodes)
+          Names.insert(E.first().str());
+    for (const std::string &Name : Names) {
+      CountRow R;
+      R.Name = Name;
+      R.Stage = I;
+      R.Values.resize(N);
+      for (size_t S = 0; S < N; ++S)
+        if (const StageCounts *C = countsOf(D.States[S], I))
+          R.Values[S] = C->Opcodes.lookup(Name);
+      finishRow(R);
+      if (R.changed())
+        D.MovedOpcodes.push_back(std::move(R));
+    }
+  }
+  llvm::stable_sort(D.MovedOpcodes, [](const CountRow &A, const CountRow &B) {
+    if (A.MaxMove != B.MaxMove)
+      return A.MaxMove > B.MaxMove;
+    if (A.Stage != B.Stage)
+      return A.Stage < B.Stage;
+    return A.Name < B.Name;
+  });
+  if (TopOpcodes && D.MovedOpcodes.size() > TopOpcodes)
+    D.MovedOpcodes.resize(TopOpcodes);
+}
+
+void compareResources(KernelDiff &D) {
+  const size_t N = D.States.size();
+  auto add = [&](StringRef Name, auto Get) {
+    ResourceRow R;
+    R.Name = Name.str();
+    R.Values.resize(N);
+    for (size_t S = 0; S < N; ++S)
+      if (const KernelSummary *K = D.States[S].Summary)
+        R.Values[S] = Get(K->Metrics);
+    D.Resources.push_back(std::move(R));
+  };
+  using OptU = std::optional<uint64_t>;
+  add("registers", [](const KernelMetrics &M) -> OptU {
+    if (M.Resources)
+      return M.Resources->Registers;
+    return std::nullopt;
+  });
+  add("stack", [](const KernelMetrics &M) -> OptU {
+    if (M.Resources)
+      return M.Resources->Stack;
+    return std::nullopt;
+  });
+  add("local", [](const KernelMetrics &M) -> OptU {
+    if (M.Resources)
+      return M.Resources->Local;
+    return std::nullopt;
+  });
+  add("shared_static", [](const KernelMetrics &M) -> OptU {
+    if (M.Resources)
+      return M.Resources->SharedStatic;
+    return std::nullopt;
+  });
+  add("shared_dynamic", [](const KernelMetrics &M) -> OptU {
+    if (M.SharedDynamic && *M.SharedDynamic >= 0)
+      return uint64_t(*M.SharedDynamic);
+    return std::nullopt;
+  });
+}
+
+std::string kernelLabel(const StateSummary &S, const KernelSummary &K) {
+  return S.Label + " " + K.K->Dir + "/" + K.K->Name;
+}
+
+} // namespace
+
+DiffReport buildDiffReport(const std::vector<StateSummary> &States,
+                           const FamilyTable &Families, ArrayRef<Expr> Gates,
+                           DiffOptions Opts) {
+  DiffReport R;
+  const size_t N = States.size();
+  for (const StateSummary &S : States) {
+    R.States.push_back(&S);
+    for (const DiscoveryProblem &P : S.Found.Problems)
+      R.Problems.push_back(P.Path + ": " + P.Message);
+    for (const KernelSummary &K : S.Kernels)
+      for (const std::string &P : K.Metrics.Problems)
+        R.Problems.push_back(P);
+  }
+  for (const Family &F : Families.families())
+    R.Families.push_back(F.Id);
+  for (const Expr &E : Gates)
+    R.GateExprs.push_back(E.str());
+
+  auto keys = [](const StateSummary &S) {
+    std::vector<MatchKey> Keys;
+    for (const KernelSummary &K : S.Kernels)
+      Keys.push_back(K.Key);
+    return Keys;
+  };
+  std::vector<MatchKey> BaseKeys = keys(States[0]);
+  std::vector<Matching> Ms(N);
+  for (size_t S = 1; S < N; ++S) {
+    Ms[S] = matchKernels(BaseKeys, keys(States[S]));
+    for (unsigned H = 0; H < States[S].Kernels.size(); ++H) {
+      if (Ms[S].HeadMatch[H])
+        continue;
+      UnmatchedKernel U;
+      U.State = S;
+      U.Summary = &States[S].Kernels[H];
+      if (Ms[S].HeadCandidates[H].empty()) {
+        U.Status = MatchStatus::Disappeared; // i.e. appeared in S
+        R.Appeared.push_back(std::move(U));
+        continue;
+      }
+      U.Status = MatchStatus::Ambiguous;
+      for (unsigned B : Ms[S].HeadCandidates[H])
+        U.Candidates.push_back(&States[0].Kernels[B]);
+      R.Ambiguous.push_back(std::move(U));
+    }
+  }
+
+  // Base kernels in a deterministic order: key, then folder.
+  std::vector<unsigned> Order(States[0].Kernels.size());
+  for (unsigned I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  llvm::stable_sort(Order, [&](unsigned A, unsigned B) {
+    const KernelSummary &KA = States[0].Kernels[A], &KB = States[0].Kernels[B];
+    if (KA.Key < KB.Key)
+      return true;
+    if (KB.Key < KA.Key)
+      return false;
+    return KA.K->Dir < KB.K->Dir;
+  });
+
+  for (unsigned B : Order) {
+    const KernelSummary &Base = States[0].Kernels[B];
+    KernelDiff D;
+    D.Name = Base.K->Name;
+    D.Key = Base.Key;
+    D.States.resize(N);
+    D.States[0].Status = MatchStatus::Base;
+    D.States[0].Summary = &Base;
+    for (size_t S = 1; S < N; ++S) {
+      KernelInState &KS = D.States[S];
+      if (std::optional<unsigned> H = Ms[S].BaseMatch[B]) {
+        KS.Status = MatchStatus::Matched;
+        KS.Summary = &States[S].Kernels[*H];
+      } else if (Ms[S].BaseCandidates[B].empty()) {
+        KS.Status = MatchStatus::Disappeared;
+      } else {
+        KS.Status = MatchStatus::Ambiguous;
+        for (unsigned H : Ms[S].BaseCandidates[B])
+          KS.Candidates.push_back(&States[S].Kernels[H]);
+      }
+    }
+    compareCounts(D, Families, Opts.TopOpcodes);
+    std::vector<const TtgirSummary *> Ttgirs(N);
+    for (size_t S = 0; S < N; ++S)
+      if (const KernelSummary *K = D.States[S].Summary; K && K->Ttgir)
+        Ttgirs[S] = &*K->Ttgir;
+    D.Ttgir = diffTtgir(Ttgirs);
+    compareResources(D);
+
+    for (const Expr &E : Gates) {
+      GateResult G;
+      G.Expr = E.str();
+      G.Results.resize(N);
+      for (size_t S = 1; S < N; ++S) {
+        const KernelSummary *Head = D.States[S].Summary;
+        if (!Head)
+          continue;
+        KernelMetricProvider P(Head->Metrics, &Base.Metrics, D.Name);
+        ExprResult Res = E.evaluate(P);
+        if (Res.holds())
+          R.GateHeld.push_back({R.Kernels.size(), unsigned(S)});
+        else if (Res.T == ExprResult::Truth::Unknown)
+          R.GateUnknown.push_back(kernelLabel(States[S], *Head) + ": '" +
+                                  G.Expr + "': " + Res.WhyUnknown);
+        G.Results[S] = std::move(Res);
+      }
+      D.Gates.push_back(std::move(G));
+    }
+
+    D.Changed =
+        any_of(D.Families, [](const CountRow &C) { return C.changed(); }) ||
+        !D.Ttgir.empty() ||
+        any_of(D.Resources, [](const ResourceRow &C) { return C.changed(); });
+    R.Kernels.push_back(std::move(D));
+  }
+  // GateHeld may repeat a (kernel, state) for several gates: once each.
+  llvm::sort(R.GateHeld);
+  R.GateHeld.erase(std::unique(R.GateHeld.begin(), R.GateHeld.end()),
+                   R.GateHeld.end());
+  return R;
+}
+
+} // namespace gestell::driver

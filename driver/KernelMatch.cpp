@@ -1,0 +1,169 @@
+//===- KernelMatch.cpp - Which kernel of one build is which of another ----===//
+#include "KernelMatch.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+#include <tuple>
+
+using namespace llvm;
+
+namespace gestell::driver {
+
+namespace {
+
+/// A type without its layout: "!tt.ptr<f16>", "128x64xf16", "i32".
+std::string typeKey(const Type *T) {
+  if (!T)
+    return "?";
+  switch (T->K) {
+  case Type::Kind::Scalar:
+    return T->Name.str();
+  case Type::Kind::Pointer: {
+    std::string S = "!tt.ptr<" + typeKey(T->Element);
+    if (T->AddressSpace != 1)
+      S += ", " + std::to_string(T->AddressSpace);
+    return S + ">";
+  }
+  case Type::Kind::Tensor:
+  case Type::Kind::MemDesc: {
+    std::string S;
+    for (int64_t D : T->Shape)
+      S += (D < 0 ? std::string("?") : std::to_string(D)) + "x";
+    S += typeKey(T->Element);
+    return T->K == Type::Kind::MemDesc ? "!ttg.memdesc<" + S + ">"
+                                       : "tensor<" + S + ">";
+  }
+  case Type::Kind::TensorDesc:
+    return "!tt.tensordesc<" + typeKey(T->Element) + ">";
+  case Type::Kind::Other:
+    return T->Text.str();
+  }
+  return T->Text.str();
+}
+
+/// Shape and element type of a dot operand: "128x64xf16".
+std::string tileOf(const Type *T) {
+  if (!T)
+    return "?";
+  std::string S;
+  for (int64_t D : T->Shape)
+    S += (D < 0 ? std::string("?") : std::to_string(D)) + "x";
+  return S + T->elementName().str();
+}
+
+bool isDot(StringRef Name) {
+  return Name == "tt.dot" || Name == "tt.dot_scaled" ||
+         Name == "ttng.warp_group_dot" || Name == "ttng.tc_gen5_mma" ||
+         Name == "ttng.tc_gen5_mma_scaled";
+}
+
+const Operation *kernelFunction(const TtgirModule &M, StringRef Name) {
+  for (const Operation *F : M.functions())
+    if (F->Symbol == Name)
+      return F;
+  return M.functions().empty() ? nullptr : M.functions().front();
+}
+
+template <typename T>
+bool agree(const std::optional<T> &A, const std::optional<T> &B) {
+  return !A || !B || *A == *B;
+}
+} // namespace
+
+MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M) {
+  MatchKey Key;
+  Key.Name = K.Name;
+  Key.Target = K.target().str();
+  if (K.Meta) {
+    Key.NumWarps = K.Meta->NumWarps;
+    Key.NumStages = K.Meta->NumStages;
+  }
+  if (!M)
+    return Key;
+  if (Key.Target.empty())
+    Key.Target = M->target().str();
+  if (!Key.NumWarps)
+    Key.NumWarps = M->numWarps();
+  if (const Operation *F = kernelFunction(*M, K.Name)) {
+    SmallVector<std::string, 8> Args;
+    if (!F->Regions.empty() && !F->Regions[0]->Blocks.empty())
+      for (const Value *A : F->Regions[0]->Blocks[0]->Args)
+        Args.push_back(typeKey(A->Ty));
+    Key.Signature = "(" + join(Args, ", ") + ")";
+  }
+  std::set<std::string> Tiles;
+  for (const Operation *Op : M->ops())
+    if (isDot(Op->Name) && Op->Operands.size() >= 2)
+      Tiles.insert(tileOf(Op->operandType(0)) + " * " +
+                   tileOf(Op->operandType(1)));
+  Key.Tiles = join(Tiles, ", ");
+  return Key;
+}
+
+std::string MatchKey::str() const {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << Name;
+  if (!Target.empty())
+    OS << " " << Target;
+  if (NumWarps)
+    OS << " warps=" << *NumWarps;
+  if (NumStages)
+    OS << " stages=" << *NumStages;
+  if (Signature)
+    OS << " " << *Signature;
+  if (Tiles && !Tiles->empty())
+    OS << " tiles " << *Tiles;
+  return S;
+}
+
+bool MatchKey::compatible(const MatchKey &O) const {
+  return Name == O.Name &&
+         (Target.empty() || O.Target.empty() || Target == O.Target) &&
+         agree(NumWarps, O.NumWarps) && agree(NumStages, O.NumStages) &&
+         agree(Signature, O.Signature) && agree(Tiles, O.Tiles);
+}
+
+bool MatchKey::operator<(const MatchKey &O) const {
+  return std::tie(Name, Target, NumWarps, NumStages, Signature, Tiles) <
+         std::tie(O.Name, O.Target, O.NumWarps, O.NumStages, O.Signature,
+                  O.Tiles);
+}
+
+Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head) {
+  Matching M;
+  M.BaseCandidates.resize(Base.size());
+  M.HeadCandidates.resize(Head.size());
+  M.BaseMatch.resize(Base.size());
+  M.HeadMatch.resize(Head.size());
+  // Names decide first: index the base by name so a large cache is not
+  // compared all against all.
+  StringMap<SmallVector<unsigned, 4>> ByName;
+  for (unsigned B = 0; B < Base.size(); ++B)
+    ByName[Base[B].Name].push_back(B);
+  for (unsigned H = 0; H < Head.size(); ++H) {
+    auto It = ByName.find(Head[H].Name);
+    if (It == ByName.end())
+      continue;
+    for (unsigned B : It->second)
+      if (Base[B].compatible(Head[H])) {
+        M.HeadCandidates[H].push_back(B);
+        M.BaseCandidates[B].push_back(H);
+      }
+  }
+  for (unsigned H = 0; H < Head.size(); ++H) {
+    if (M.HeadCandidates[H].size() != 1)
+      continue;
+    unsigned B = M.HeadCandidates[H].front();
+    if (M.BaseCandidates[B].size() != 1)
+      continue;
+    M.HeadMatch[H] = B;
+    M.BaseMatch[B] = H;
+  }
+  return M;
+}
+
+} // namespace gestell::driver
