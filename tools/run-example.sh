@@ -6,7 +6,10 @@
 # output shows what a finding looks like. Findings, even error-level ones
 # (gestell exit 1), are the point of the run: the script fails only when
 # gestell could not do its job (exit 2). `gestell stats PATH` prints the
-# instruction counts per kernel.
+# instruction counts per kernel. Then the reference regression
+# (tests/fixtures/sm100-attn-tmem-w8, baseline and regressed: a redundant
+# convert_layout before ttng.tmem_store in the attention loop), to show
+# what a regression looks like.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 "$here/tools/build.sh" >/dev/null
@@ -17,4 +20,10 @@ args=()
 status=0
 "$gestell" check "${args[@]}" "$here/tests/corpus/triton-3.6.0/bundles" || status=$?
 [ "$status" -eq 2 ] && exit 2
+for build in baseline regressed; do
+  echo
+  echo "== tests/fixtures/sm100-attn-tmem-w8/$build"
+  "$gestell" check "$here/tests/fixtures/sm100-attn-tmem-w8/$build" || status=$?
+  [ "$status" -eq 2 ] && exit 2
+done
 exit 0

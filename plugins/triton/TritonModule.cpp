@@ -5,13 +5,17 @@
 // tools/new_check.py adds the line for a new check.
 //
 //===----------------------------------------------------------------------===//
+#include "CostlyLayoutConversionCheck.h"
+#include "RedundantLayoutConversionCheck.h"
+
 #include "gestell/Plugin.h"
 
 namespace {
 
 void registerChecks(gestell::CheckRegistry &R) {
   // Sorted by check id.
-  (void)R;
+  R.add<gestell::triton::CostlyLayoutConversionCheck>();
+  R.add<gestell::triton::RedundantLayoutConversionCheck>();
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -224,6 +225,18 @@ const Attribute *Operation::attr(StringRef Key) const {
 
 bool Operation::isLoop() const {
   return Name == "scf.for" || Name == "scf.while" || Name == "scf.parallel";
+}
+
+bool Operation::isElementwise() const {
+  StringRef N = Name;
+  if (N == "arith.constant")
+    return false;
+  if (N.starts_with("arith.") || N.starts_with("math."))
+    return true;
+  static const StringSet<> Triton = {
+      "tt.fp_to_fp", "tt.bitcast", "tt.precise_sqrt",      "tt.precise_divf",
+      "tt.clampf",   "tt.mulhiui", "tt.extern_elementwise"};
+  return Triton.contains(N);
 }
 
 unsigned Operation::loopDepth() const {

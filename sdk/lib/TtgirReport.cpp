@@ -4,7 +4,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <deque>
 #include <map>
@@ -15,21 +14,6 @@ using namespace llvm;
 namespace gestell {
 
 namespace {
-
-/// Ops that compute each element from the same element of their operands:
-/// the value keeps its shape and layout through them (arith.truncf before a
-/// tmem_store is the case that matters).
-bool isElementwise(const Operation &Op) {
-  StringRef N = Op.Name;
-  if (N == "arith.constant")
-    return false;
-  if (N.starts_with("arith.") || N.starts_with("math."))
-    return true;
-  static const StringSet<> Triton = {
-      "tt.fp_to_fp", "tt.bitcast", "tt.precise_sqrt",      "tt.precise_divf",
-      "tt.clampf",   "tt.mulhiui", "tt.extern_elementwise"};
-  return Triton.contains(N);
-}
 
 std::string userSource(const Location *L) {
   std::optional<SourceFrame> F = userFrame(resolveLocation(L));
@@ -48,7 +32,7 @@ const Operation *storeFedBy(const Value &V) {
       const Operation &User = *U.User;
       if (User.Name == "ttng.tmem_store" && U.OperandNo == 0)
         return &User;
-      if (!isElementwise(User) || User.Results.size() != 1)
+      if (!User.isElementwise() || User.Results.size() != 1)
         continue;
       const Value *R = User.Results[0];
       if (!R->Ty || !X->Ty || R->Ty->Shape != X->Ty->Shape)

@@ -186,6 +186,10 @@ struct Operation {
   const Attribute *attr(llvm::StringRef Key) const;
   /// scf.for / scf.while.
   bool isLoop() const;
+  /// Computes each element from the same element of its operands (arith.*
+  /// but arith.constant, math.*, tt.fp_to_fp, tt.bitcast, ...): a tensor
+  /// keeps its shape and layout through it.
+  bool isElementwise() const;
   /// Number of enclosing loops (0 = not in a loop).
   unsigned loopDepth() const;
   /// The innermost enclosing loop, or null.

@@ -1,0 +1,210 @@
+//===- LayoutConversions.cpp - Facts about a module's convert_layout ops --===//
+#include "LayoutConversions.h"
+
+#include "gestell/Locate.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace llvm;
+
+namespace gestell::triton {
+
+std::string Conversion::tensorText() const {
+  std::string S;
+  for (int64_t D : shape())
+    S += std::to_string(D) + "x";
+  return S + SrcTy->elementName().str();
+}
+
+ModuleConversions::ModuleConversions(const TtgirModule &Mod)
+    : M(Mod), Ctx(LayoutContext::of(Mod)) {
+  for (const Operation *Op : M.ops()) {
+    if (Op->Name != "ttg.convert_layout")
+      continue;
+    Conversion C;
+    C.Op = Op;
+    C.SrcTy = Op->operandType(0);
+    C.DstTy = Op->resultType();
+    if (!C.SrcTy || !C.DstTy || !C.SrcTy->isTensor() || !C.DstTy->isTensor())
+      continue;
+    if (C.SrcTy->Encoding)
+      C.SrcText = canonicalLayoutText(*C.SrcTy->Encoding, M);
+    if (C.DstTy->Encoding)
+      C.DstText = canonicalLayoutText(*C.DstTy->Encoding, M);
+    C.Src = layout(C.SrcTy->Encoding);
+    C.Dst = layout(C.DstTy->Encoding);
+    if (C.Src && C.Dst) {
+      Expected<ConversionAnalysis> A =
+          analyzeConversion(*C.Src, *C.Dst, C.shape());
+      if (A)
+        C.Cost = std::move(*A);
+      else
+        consumeError(A.takeError());
+    }
+    Index[Op] = Convs.size();
+    Convs.push_back(std::move(C));
+  }
+}
+
+const Conversion *ModuleConversions::of(const Operation *Op) const {
+  auto It = Index.find(Op);
+  return It == Index.end() ? nullptr : &Convs[It->second];
+}
+
+const Layout *ModuleConversions::layout(const Attribute *A) {
+  if (!A)
+    return nullptr;
+  auto [It, New] = Layouts.try_emplace(A);
+  if (New) {
+    Expected<Layout> L = parseLayout(*A, M);
+    if (L && L->K != Layout::Kind::Other)
+      It->second = std::make_unique<Layout>(std::move(*L));
+    else if (!L)
+      consumeError(L.takeError());
+  }
+  return It->second.get();
+}
+
+bool ModuleConversions::equivalent(const Layout &A, const Layout &B,
+                                   ArrayRef<int64_t> Shape) const {
+  Expected<bool> E = areEquivalent(A, B, Shape);
+  if (!E) {
+    consumeError(E.takeError());
+    return false;
+  }
+  return *E;
+}
+
+bool ModuleConversions::storeAccepts(const Operation &Store,
+                                     const Layout &Reg) {
+  const Type *Val = Store.operandType(0);
+  const Type *Mem = Store.operandType(1);
+  if (!Val || !Mem || Mem->K != Type::Kind::MemDesc)
+    return false;
+  const Layout *ML = layout(Mem->Encoding);
+  if (!ML)
+    return false;
+  ArrayRef<int64_t> MemShape =
+      Mem->AllocShape.empty() ? Mem->Shape : Mem->AllocShape;
+  Expected<bool> Ok = isTmemCompatible(Reg, Val->Shape, Mem->elementBitWidth(),
+                                       *ML, MemShape, Ctx.MaxNReg);
+  if (!Ok) {
+    consumeError(Ok.takeError());
+    return false;
+  }
+  return *Ok;
+}
+
+namespace {
+/// A value every layout can have for free: a splat constant or a splat of
+/// a scalar is materialized directly in whatever layout its user wants.
+bool isLayoutFree(const Value *V) {
+  if (!V || !V->Def)
+    return !V || !V->Ty || !V->Ty->isTensor();
+  StringRef N = V->Def->Name;
+  return N == "arith.constant" || N == "tt.splat" ||
+         !(V->Ty && V->Ty->isTensor());
+}
+} // namespace
+
+ElementwiseFlow followElementwise(const Value &V) {
+  ElementwiseFlow F;
+  SmallVector<const Value *, 8> Work{&V};
+  DenseSet<const Value *> InChain{&V};
+  DenseSet<const Operation *> Seen;
+  while (!Work.empty()) {
+    const Value *X = Work.pop_back_val();
+    for (const Use &U : X->Uses) {
+      const Operation &User = *U.User;
+      bool Through = User.isElementwise() && User.Results.size() == 1 &&
+                     User.Results[0]->Ty && X->Ty &&
+                     User.Results[0]->Ty->Shape == X->Ty->Shape;
+      if (!Through) {
+        F.Exits.push_back(U);
+        continue;
+      }
+      if (!Seen.insert(&User).second)
+        continue;
+      F.Chain.push_back(&User);
+      const Value *R = User.Results[0];
+      if (InChain.insert(R).second)
+        Work.push_back(R);
+    }
+  }
+  // Other operands of the chain are judged once the whole chain is known
+  // (a binary op may read two values of the chain).
+  for (const Operation *Op : F.Chain)
+    for (const Value *In : Op->Operands)
+      if (!InChain.contains(In) && !isLayoutFree(In))
+        F.SelfContained = false;
+  // Text order, so that messages and related locations are stable.
+  llvm::sort(F.Chain, [](const Operation *A, const Operation *B) {
+    return A->Line != B->Line ? A->Line < B->Line : A->Column < B->Column;
+  });
+  llvm::sort(F.Exits, [](const Use &A, const Use &B) {
+    if (A.User->Line != B.User->Line)
+      return A.User->Line < B.User->Line;
+    if (A.User->Column != B.User->Column)
+      return A.User->Column < B.User->Column;
+    return A.OperandNo < B.OperandNo;
+  });
+  return F;
+}
+
+bool isMemoryStore(const Use &U) {
+  static constexpr StringLiteral Stores[] = {
+      "tt.store",
+      "tt.descriptor_store",
+      "tt.descriptor_scatter",
+      "tt.atomic_rmw",
+      "tt.atomic_cas",
+      "ttg.local_store",
+      "ttg.local_alloc",
+      "ttng.async_tma_copy_local_to_global"};
+  return is_contained(Stores, U.User->Name);
+}
+
+DiagLoc ttgirLoc(const TtgirModule &M, const Operation &Op, StringRef What) {
+  DiagLoc L = locate(M, Op);
+  L.Message = What.str();
+  return L;
+}
+
+std::optional<DiagLoc> pythonLoc(const TtgirModule &M, const Operation &Op,
+                                 StringRef What) {
+  std::optional<DiagLoc> L = pythonSource(M, Op);
+  if (!L)
+    return std::nullopt;
+  // A kernel compiled from IR text names that file: not a Python line.
+  StringRef File = L->File;
+  if (File.ends_with(".ttgir") || File.ends_with(".ttir") ||
+      File.ends_with(".mlir") || File.ends_with(".llir"))
+    return std::nullopt;
+  L->Message = What.str();
+  return L;
+}
+
+const Operation *producerOf(const Value &V) {
+  if (V.Def)
+    return V.Def;
+  if (V.OwnerBlock && V.OwnerBlock->Parent)
+    return V.OwnerBlock->Parent->Parent;
+  return nullptr;
+}
+
+StringRef costPhrase(ConversionCost C) {
+  switch (C) {
+  case ConversionCost::Registers:
+    return "stays in registers";
+  case ConversionCost::Shuffle:
+    return "costs warp shuffles";
+  case ConversionCost::Shared:
+    return "goes through shared memory";
+  }
+  return "has an unknown cost";
+}
+
+unsigned costRank(ConversionCost C) { return static_cast<unsigned>(C); }
+
+} // namespace gestell::triton

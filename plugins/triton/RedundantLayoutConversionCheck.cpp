@@ -1,0 +1,305 @@
+//===- RedundantLayoutConversionCheck.cpp ---------------------------------===//
+#include "RedundantLayoutConversionCheck.h"
+#include "LayoutConversions.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace llvm;
+
+namespace gestell::triton {
+
+namespace {
+
+constexpr StringLiteral TmemStore = "ttng.tmem_store";
+constexpr StringLiteral ConvertLayout = "ttg.convert_layout";
+
+Level levelFor(ConversionCost C) {
+  return C == ConversionCost::Registers ? Level::Remark : Level::Warning;
+}
+
+std::string inLoop(const Operation &Op) {
+  return Op.loopDepth() ? " in a loop" : "";
+}
+
+std::string movingDims(const ConversionAnalysis &A) {
+  if (A.MovingDims.empty())
+    return "nothing moves";
+  std::string S = "data moves across";
+  for (size_t I = 0; I < A.MovingDims.size(); ++I)
+    S += (I ? ", " : " ") + A.MovingDims[I];
+  return S;
+}
+
+std::string costNote(StringRef What, const ConversionAnalysis &A) {
+  return (What + ": " + costName(A.Cost) + " (" + movingDims(A) + ")").str();
+}
+
+/// A consumer that reads the value as a dot operand (register operand of a
+/// wgmma, mma or tcgen05 MMA).
+bool isDot(const Operation &Op) {
+  return Op.Name == "tt.dot" || Op.Name == "tt.dot_scaled" ||
+         Op.Name == "ttng.warp_group_dot" || Op.Name == "ttng.tc_gen5_mma" ||
+         Op.Name == "ttng.tc_gen5_mma_scaled";
+}
+
+} // namespace
+
+CheckInfo RedundantLayoutConversionCheck::info() {
+  CheckInfo I;
+  I.Id = "triton-redundant-layout-conversion";
+  I.Summary = "Layout conversion the kernel does not need: a TMEM store that "
+              "accepts the source layout, a round trip, a detour, or "
+              "equivalent layouts";
+  I.Description =
+      "A ttg.convert_layout is redundant when its result reaches "
+      "ttng.tmem_store (directly or through elementwise ops) and the store "
+      "accepts the source layout as it is (TMEM-compatible), when a second "
+      "conversion takes the value back to a layout equivalent to the source "
+      "(round trip), when the source could be converted to the final layout "
+      "directly for less than the two steps (detour), or when source and "
+      "destination are the same linear layout (the compiler folds it). Cost "
+      "classes and equivalence come from the layout algebra (linear "
+      "layouts), not from spelling. Warning when the redundant conversion "
+      "costs shuffles or shared memory, remark when it stays in registers; "
+      "conversions that prepare a global or shared-memory store are not "
+      "judged.";
+  I.Category = "performance";
+  I.DefaultLevel = Level::Warning;
+  I.Stages = {Stage::TTGIR};
+  return I;
+}
+
+RedundantLayoutConversionCheck::RedundantLayoutConversionCheck(
+    StringRef Name, CheckContext &Context)
+    : Check(Name, Context), ReportFree(Options.get("ReportFree", true)),
+      LoopsOnly(Options.get("LoopsOnly", false)) {}
+
+void RedundantLayoutConversionCheck::storeOptions(OptionMap &Opts) const {
+  Options.store(Opts, "ReportFree", ReportFree);
+  Options.store(Opts, "LoopsOnly", LoopsOnly);
+}
+
+Error RedundantLayoutConversionCheck::check(CheckInput &In) {
+  Expected<const TtgirModule &> M = In.Kernel.ttgir();
+  if (!M)
+    return M.takeError();
+  ModuleConversions Convs(*M);
+  // The second conversion of a round trip or detour is part of the finding
+  // made at the first one.
+  SmallPtrSet<const Operation *, 8> Covered;
+  for (const Conversion &C : Convs.all()) {
+    if (!C.known() || Covered.contains(C.Op) ||
+        (LoopsOnly && C.Op->loopDepth() == 0))
+      continue;
+    ElementwiseFlow F = followElementwise(*C.Op->Results[0]);
+    // Dead, or preparing a global/shared store (coalescing): not ours.
+    if (F.Exits.empty() || any_of(F.Exits, isMemoryStore))
+      continue;
+    if (Convs.equivalent(*C.Src, *C.Dst, C.shape())) {
+      if (ReportFree)
+        equivalent(Convs, C, F);
+      continue;
+    }
+    // Dropping the conversion must not need another value converted.
+    if (!F.SelfContained)
+      continue;
+    if (tmemStore(Convs, C, F))
+      continue;
+    secondConversion(Convs, C, F, Covered);
+  }
+  return Error::success();
+}
+
+bool RedundantLayoutConversionCheck::tmemStore(ModuleConversions &Convs,
+                                               const Conversion &C,
+                                               const ElementwiseFlow &F) {
+  for (const Use &U : F.Exits)
+    if (U.User->Name != TmemStore || U.OperandNo != 0 ||
+        !Convs.storeAccepts(*U.User, *C.Src))
+      return false;
+  ConversionCost Cost = C.Cost->Cost;
+  if (Cost == ConversionCost::Registers && !ReportFree)
+    return true;
+  const TtgirModule &M = Convs.module();
+  const Operation &Store = *F.Exits.front().User;
+  auto D = diag(
+      ttgirLoc(M, *C.Op),
+      "redundant layout conversion" + inLoop(*C.Op) + ": " + TmemStore +
+          " accepts the source layout (TMEM-compatible); " + C.SrcText +
+          " -> " + C.DstText + " on " + C.tensorText() + " " + costPhrase(Cost),
+      levelFor(Cost));
+  D.source(pythonLoc(M, *C.Op));
+  const Operation *Producer = producerOf(*C.Op->Operands[0]);
+  if (Producer)
+    D.related(ttgirLoc(M, *Producer, "producer: " + Producer->Name.str()));
+  for (const Operation *Op : F.Chain)
+    D.related(ttgirLoc(M, *Op, "then: " + Op->Name.str()));
+  for (const Use &U : F.Exits)
+    D.related(ttgirLoc(M, *U.User,
+                       "consumer: " + TmemStore.str() +
+                           " (accepts the source layout)"));
+  D.note(costNote("cost", *C.Cost));
+  D.hint("ttng.tmem_store lowering; TritonGPU layout propagation",
+         "tmem_store should absorb a convert_layout whose source layout is "
+         "TMEM-compatible (Triton PR 8353); find the pass that propagated "
+         "the destination layout to the store (RemoveLayoutConversions, "
+         "after TMemLoadReducePattern gave the loaded value a linear layout)");
+  D.context("tmem-store")
+      .context(Producer ? Producer->Name : "")
+      .context(ConvertLayout)
+      .context(C.SrcText)
+      .context(C.DstText)
+      .context(Store.Name);
+  return true;
+}
+
+bool RedundantLayoutConversionCheck::secondConversion(
+    ModuleConversions &Convs, const Conversion &C, const ElementwiseFlow &F,
+    SmallPtrSetImpl<const Operation *> &Covered) {
+  SmallVector<const Conversion *, 2> Next;
+  for (const Use &U : F.Exits) {
+    const Conversion *N =
+        U.User->Name == ConvertLayout ? Convs.of(U.User) : nullptr;
+    if (!N || !N->known())
+      return false;
+    Next.push_back(N);
+  }
+  bool RoundTrip = all_of(Next, [&](const Conversion *N) {
+    return Convs.equivalent(*C.Src, *N->Dst, C.shape());
+  });
+  // The costlier step of the pair(s) decides the level.
+  ConversionCost Worst = C.Cost->Cost;
+  for (const Conversion *N : Next)
+    Worst = std::max(Worst, N->Cost->Cost);
+
+  const Conversion &Last = *Next.front();
+  std::optional<ConversionAnalysis> Direct;
+  if (!RoundTrip) {
+    if (Next.size() != 1)
+      return false;
+    Expected<ConversionAnalysis> A =
+        analyzeConversion(*C.Src, *Last.Dst, C.shape());
+    if (!A) {
+      consumeError(A.takeError());
+      return false;
+    }
+    // Cheaper: a lower cost class than the costlier step, or the same class
+    // where both steps move data (two rounds of shuffles or shared memory
+    // for one).
+    unsigned D = costRank(A->Cost), W = costRank(Worst);
+    bool BothMove = C.Cost->Cost != ConversionCost::Registers &&
+                    Last.Cost->Cost != ConversionCost::Registers;
+    if (!(D < W || (D == W && BothMove)))
+      return false;
+    Direct = std::move(*A);
+  }
+  Level L = levelFor(Worst);
+  if (L == Level::Remark && !ReportFree)
+    return true;
+
+  const TtgirModule &M = Convs.module();
+  std::string Msg;
+  if (RoundTrip) {
+    Msg = "redundant layout round trip" + inLoop(*C.Op) + ": " + C.SrcText +
+          " -> " + C.DstText + " and back" +
+          (Last.DstText == C.SrcText ? std::string()
+                                     : " to the equivalent " + Last.DstText) +
+          " on " + C.tensorText() + "; the pair " + costPhrase(Worst).str();
+  } else {
+    Msg = "redundant layout detour" + inLoop(*C.Op) + ": " + C.SrcText +
+          " -> " + C.DstText + " -> " + Last.DstText + " on " + C.tensorText() +
+          " " + costPhrase(Worst).str() + "; converting directly " +
+          costPhrase(Direct->Cost).str();
+  }
+  auto D = diag(ttgirLoc(M, *C.Op), Msg, L);
+  D.source(pythonLoc(M, *C.Op));
+  const Operation *Producer = producerOf(*C.Op->Operands[0]);
+  if (Producer)
+    D.related(ttgirLoc(M, *Producer, "producer: " + Producer->Name.str()));
+  for (const Operation *Op : F.Chain)
+    D.related(ttgirLoc(M, *Op, "then: " + Op->Name.str()));
+  bool DotConsumer = false;
+  SmallVector<StringRef, 2> ConsumerNames;
+  for (const Conversion *N : Next) {
+    D.related(ttgirLoc(M, *N->Op,
+                       RoundTrip
+                           ? "the conversion back: " + ConvertLayout.str()
+                           : "the second conversion: " + ConvertLayout.str()));
+    ElementwiseFlow After = followElementwise(*N->Op->Results[0]);
+    for (const Use &U : After.Exits) {
+      D.related(ttgirLoc(M, *U.User, "consumer: " + U.User->Name.str()));
+      DotConsumer |= isDot(*U.User);
+      ConsumerNames.push_back(U.User->Name);
+    }
+    DotConsumer |= N->Dst->K == Layout::Kind::DotOperand;
+    Covered.insert(N->Op);
+  }
+  D.note(costNote("cost of the first conversion", *C.Cost));
+  for (const Conversion *N : Next)
+    D.note(costNote(RoundTrip ? "cost of the conversion back"
+                              : "cost of the second conversion",
+                    *N->Cost));
+  if (Direct)
+    D.note(costNote("cost of converting directly", *Direct));
+  if (DotConsumer)
+    D.hint("TritonGPU dot-operand layout propagation",
+           RoundTrip ? "the value already had the layout the dot operand "
+                       "needs; find the pass that routed it through " +
+                           C.DstText +
+                           " (OptimizeDotOperands, RemoveLayoutConversions)"
+                     : "convert straight to the dot-operand layout; find the "
+                       "pass that routed the value through " +
+                           C.DstText +
+                           " (OptimizeDotOperands, RemoveLayoutConversions)");
+  else
+    D.hint("TritonGPU remove-layout-conversions",
+           RoundTrip ? "RemoveLayoutConversions should cancel a conversion "
+                       "and its inverse; find the pass that introduced the " +
+                           C.DstText + " leg (layout propagation)"
+                     : "RemoveLayoutConversions should fold the two "
+                       "conversions into one; find the pass that introduced "
+                       "the " +
+                           C.DstText + " leg (layout propagation)");
+  D.context(RoundTrip ? "round-trip" : "detour")
+      .context(Producer ? Producer->Name : "")
+      .context(ConvertLayout)
+      .context(C.SrcText)
+      .context(C.DstText)
+      .context(Last.DstText);
+  for (StringRef N : ConsumerNames)
+    D.context(N);
+  return true;
+}
+
+void RedundantLayoutConversionCheck::equivalent(ModuleConversions &Convs,
+                                                const Conversion &C,
+                                                const ElementwiseFlow &F) {
+  const TtgirModule &M = Convs.module();
+  auto D = diag(ttgirLoc(M, *C.Op),
+                "conversion between equivalent layouts" + inLoop(*C.Op) +
+                    " (the compiler folds it): " + C.SrcText + " -> " +
+                    C.DstText + " on " + C.tensorText(),
+                Level::Remark);
+  D.source(pythonLoc(M, *C.Op));
+  const Operation *Producer = producerOf(*C.Op->Operands[0]);
+  if (Producer)
+    D.related(ttgirLoc(M, *Producer, "producer: " + Producer->Name.str()));
+  for (const Use &U : F.Exits)
+    D.related(ttgirLoc(M, *U.User, "consumer: " + U.User->Name.str()));
+  D.note("both layouts map every register, lane and warp to the same "
+         "element of the " +
+         C.tensorText() + " tensor");
+  D.hint("TritonGPU remove-layout-conversions",
+         "the conversion lowers to nothing; a pass that compares layouts by "
+         "spelling rather than by linear layout inserted or kept it");
+  D.context("equivalent")
+      .context(Producer ? Producer->Name : "")
+      .context(ConvertLayout)
+      .context(C.SrcText)
+      .context(C.DstText);
+  for (const Use &U : F.Exits)
+    D.context(U.User->Name);
+}
+
+} // namespace gestell::triton
