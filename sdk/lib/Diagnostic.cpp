@@ -30,7 +30,7 @@ std::optional<Level> levelFromName(StringRef Name) {
 }
 
 DiagLoc DiagLoc::artifact(Stage S, StringRef File, uint32_t Line,
-                            uint32_t Column) {
+                          uint32_t Column) {
   DiagLoc L;
   L.File = File.str();
   L.Line = Line;

@@ -279,6 +279,36 @@ const Type *Operation::resultType(unsigned ResultNo) const {
   return ResultNo < Results.size() ? Results[ResultNo]->Ty : nullptr;
 }
 
+int lookupNumWarps(const Operation &Op, const TtgirModule &M) {
+  for (const Operation *Cur = &Op; Cur; Cur = Cur->parentOp()) {
+    const Operation *Parent = Cur->parentOp();
+    if (!Parent || Parent->Name != "ttg.warp_specialize")
+      continue;
+    unsigned Region = Cur->ParentBlock->Parent->Index;
+    if (Region == 0)
+      continue; // the default region runs with the enclosing warps
+    // `partitionK(...) num_warps(N) {` heads region K + 1 in the op's text.
+    std::string Head = "partition" + std::to_string(Region - 1) + "(";
+    StringRef T = Parent->Text;
+    for (size_t At = T.find(Head); At != StringRef::npos;
+         At = T.find(Head, At + 1)) {
+      size_t LineStart = T.rfind('\n', At);
+      StringRef Before =
+          T.slice(LineStart == StringRef::npos ? 0 : LineStart + 1, At);
+      if (!Before.trim().empty())
+        continue; // not at the start of a line
+      size_t NW = T.find("num_warps(", At);
+      size_t Eol = T.find('\n', At);
+      unsigned N = 0;
+      if (NW != StringRef::npos && NW < Eol &&
+          !T.substr(NW + 10).take_while(isDigit).getAsInteger(10, N) && N)
+        return int(N);
+      break;
+    }
+  }
+  return M.numWarps();
+}
+
 LoopCarried loopCarried(const Value &BlockArg) {
   LoopCarried LC;
   Block *B = BlockArg.OwnerBlock;

@@ -417,3 +417,38 @@ TEST(Layout, BadLayoutsAreInputErrorsWithLine) {
   Good.replace(At, 47, "sizePerThread = [1, 64], threadsPerWarp = [32, 1]");
   EXPECT_EQ(parseError(Good), "parsed");
 }
+
+TEST(Layout, PartitionsRunWithTheirOwnWarps) {
+  // Inside a warp_specialize partition, layouts are checked against the
+  // partition's num_warps, not the module's.
+  auto Kernel = [](const char *PartitionWarps) {
+    return std::string(
+               "#w1 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = "
+               "[32], warpsPerCTA = [1], order = [0]}>\n"
+               "module attributes {\"ttg.num-warps\" = 4 : i32} {\n"
+               "  tt.func @k(%a: i32) {\n"
+               "    ttg.warp_specialize(%a)\n"
+               "    default {\n"
+               "      ttg.warp_yield\n"
+               "    }\n"
+               "    partition0(%arg1: i32) num_warps(") +
+           PartitionWarps +
+           ") {\n"
+           "      %0 = tt.make_range {end = 32 : i32, start = 0 : i32} : "
+           "tensor<32xi32, #w1>\n"
+           "      ttg.warp_return\n"
+           "    } : (i32) -> ()\n"
+           "  }\n}\n";
+  };
+  EXPECT_EQ(parseError(Kernel("1")), "parsed");
+  EXPECT_EQ(parseError(Kernel("2")),
+            "9:7: layout #ttg.blocked<{sizePerThread = [1], threadsPerWarp = "
+            "[32], warpsPerCTA = [1], order = [0]}> has a total of 1 warps "
+            "per CTA, but the warp_specialize partition runs with 2");
+  auto M = parseTtgirText(Kernel("1"), "ws.ttgir");
+  ASSERT_TRUE(bool(M));
+  const Operation *Range = opAt(**M, "tt.make_range", 9);
+  ASSERT_NE(Range, nullptr);
+  EXPECT_EQ(lookupNumWarps(*Range, **M), 1);
+  EXPECT_EQ(lookupNumWarps(*(*M)->functions()[0], **M), 4);
+}

@@ -47,6 +47,7 @@ struct Value;
 struct Operation;
 struct Block;
 struct Region;
+class TtgirModule;
 
 struct NamedAttribute {
   llvm::StringRef Name; ///< unquoted ("ttg.num-warps")
@@ -202,6 +203,11 @@ struct Operation {
   const Type *operandType(unsigned OperandNo) const;
   const Type *resultType(unsigned ResultNo = 0) const;
 };
+
+/// The warps an op runs with (Triton's lookupNumWarps): inside a partition
+/// of ttg.warp_specialize, that partition's `num_warps(N)`; elsewhere the
+/// module's ttg.num-warps.
+int lookupNumWarps(const Operation &Op, const TtgirModule &M);
 
 /// scf.for: its loop-carried values. For a body block argument (index >= 1)
 /// returns the init operand, the value yielded for the next iteration and
