@@ -77,6 +77,11 @@ cl::opt<std::string> WarningsAsErrorsOpt(
     "warnings-as-errors",
     cl::desc("Comma-separated globs of checks whose warnings are errors"),
     cl::value_desc("GLOBS"), GESTELL_CHECK_OPTION);
+cl::opt<bool> KeepGoingOpt(
+    "keep-going",
+    cl::desc("Run the rules of the rule packs that loaded when some do not "
+             "(each bad rule is a tool notification; exit 2)"),
+    GESTELL_CHECK_OPTION);
 cl::opt<bool> ListChecksOpt("list-checks",
                             cl::desc("List the enabled checks and exit"),
                             GESTELL_CHECK_OPTION);
@@ -125,6 +130,7 @@ int runCheckVerb() {
   Opts.ConfigFile = ConfigOpt;
   Opts.Load.assign(LoadOpt.begin(), LoadOpt.end());
   Opts.AllowConfigPlugins = AllowConfigPluginsOpt;
+  Opts.KeepGoing = KeepGoingOpt;
   if (Error E = appendGlobs(Opts.CommandLine.Checks, ChecksOpt, "--checks"))
     return fail("--checks: " + toString(std::move(E)));
   if (Error E = appendGlobs(Opts.CommandLine.WarningsAsErrors,

@@ -1,6 +1,7 @@
 //===- LintSession.cpp - Configs, plugins and checks for one lint run -----===//
 #include "LintSession.h"
 #include "Baseline.h"
+#include "RulePacks.h"
 
 #include "gestell/Error.h"
 
@@ -97,6 +98,8 @@ LintSession::create(const LintOptions &Opts) {
   S->Registry = CheckRegistry(std::move(Env));
   if (Error E = S->loadPlugins(Opts))
     return E;
+  if (Error E = S->loadRulePacks(Opts))
+    return E;
 
   // 3. Merged configs; every enabled (or configured) check made once so a
   // bad option value stops the run before any kernel is read.
@@ -184,6 +187,20 @@ Error LintSession::loadPlugins(const LintOptions &Opts) {
   return Error::success();
 }
 
+Error LintSession::loadRulePacks(const LintOptions &Opts) {
+  const RegistryEnvironment &Env = Registry.environment();
+  std::string Shipped = shippedPackDir(Env.DataDir);
+  std::vector<std::string> Paths;
+  if (Opts.ShippedRulePacks && sys::fs::is_directory(Shipped))
+    Paths.push_back(Shipped);
+  if (Opts.ConfigRulePacks)
+    Paths.insert(Paths.end(), Env.RulePacks.begin(), Env.RulePacks.end());
+  for (const std::string &P : Opts.RulePacks)
+    Paths.push_back(normalized(P));
+  return registerRulePacks(Registry, Paths, Shipped, Opts.KeepGoing,
+                           PackProblems);
+}
+
 const EffectiveConfig &LintSession::configForPath(size_t I) const {
   return *Effective.find(PathConfig[I])->second;
 }
@@ -208,6 +225,7 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
                            const AnalysisOptions &Analysis) const {
   RunReport R;
   R.Plugins = Plugins;
+  R.Notifications = PackProblems;
 
   struct Found {
     Kernel K;

@@ -6,7 +6,8 @@
 //   1. the config of each input path (nearest .gestell.toml from the path,
 //      else from the current directory; --config overrides);
 //   2. the plugins: built-in modules next to the binary, --load, and the
-//      configs' `plugins` (only with --allow-config-plugins);
+//      configs' `plugins` (only with --allow-config-plugins); then the rule
+//      packs (shipped, the configs' `rule-packs`), as the module "rules";
 //   3. each config merged with the command line against the registry, and
 //      every enabled check made once to validate its options.
 // Any failure here is the tool unable to do its job (exit 2).
@@ -38,6 +39,13 @@ struct LintOptions {
   bool AllowConfigPlugins = false;
   /// Folders searched for built-in modules; empty = next to the binary.
   std::vector<std::string> BuiltinPluginDirs;
+  /// Rule packs besides the configs' (files or folders), loaded after them.
+  std::vector<std::string> RulePacks;
+  /// Load the packs shipped in <datadir>/checks, and those the configs name.
+  bool ShippedRulePacks = true;
+  bool ConfigRulePacks = true;
+  /// --keep-going: a bad rule is a notification, the other rules run.
+  bool KeepGoing = false;
 };
 
 class LintSession {
@@ -54,6 +62,9 @@ public:
   /// The config for the current directory (modes with no path) or for the
   /// first path when there is one.
   const EffectiveConfig &primaryConfig() const;
+  /// Rules that did not load, with --keep-going (without it, create()
+  /// fails instead). run() reports them as notifications too.
+  llvm::ArrayRef<Notification> packProblems() const { return PackProblems; }
   /// Warnings from reading configs (unknown keys), each once.
   std::vector<std::string> configWarnings() const;
 
@@ -71,11 +82,14 @@ private:
   LintSession() = default;
   llvm::Error loadPlugins(const LintOptions &Opts);
   llvm::Error loadPlugin(llvm::StringRef Path);
+  llvm::Error loadRulePacks(const LintOptions &Opts);
 
   LintOptions Opts;
   CheckRegistry Registry;
   std::vector<Plugin> Loaded;
   std::vector<PluginRecord> Plugins;
+  /// Rules that did not load (--keep-going): reported by every run.
+  std::vector<Notification> PackProblems;
   /// Config file path ("" = none) -> parsed file and merged config.
   std::map<std::string, std::shared_ptr<const ConfigFile>> Files;
   std::map<std::string, std::unique_ptr<EffectiveConfig>> Effective;

@@ -696,8 +696,20 @@ def cmd_install(a):
         if name.startswith("_") or not os.path.isdir(path):
             continue
         target = os.path.join(dest, name)
+        # The rule packs' expectations (rules.expect, `gestell rules test`)
+        # are written by hand: they survive a reinstall.
+        kept = {}
+        for root, _, files in os.walk(target):
+            for f in files:
+                if f == "rules.expect":
+                    p = os.path.join(root, f)
+                    kept[os.path.relpath(p, target)] = open(p).read()
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(path, target, ignore=lambda d, names: [n for n in names if n.endswith(".cache")])
+        for rel, text in kept.items():
+            p = os.path.join(target, rel)
+            if os.path.isdir(os.path.dirname(p)):
+                open(p, "w").write(text)
         log("installed", name)
     sm90 = os.path.join(src, "summary-sm90.json")
     if os.path.exists(sm90):
