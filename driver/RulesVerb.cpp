@@ -3,11 +3,13 @@
 // `gestell rules test [--pack=FILE]... DIR...` runs the rules of the rule
 // packs on fixtures and compares what they report with what each fixture
 // expects, so a team tests its rules in its CI the way the shipped packs
-// are tested. A fixture is a folder holding a `rules.expect` file beside the
-// kernel artifacts (a Triton cache or dump folder, or compiled artifacts):
+// are tested. A fixture is a folder of kernel artifacts (a Triton cache or
+// dump folder, or compiled artifacts) with its expectations beside it: for
+// the folder `regressed/`, the file `regressed.rules.expect` (the artifacts
+// cannot hold comments):
 //
 //   # comment
-//   baseline ../baseline                        (optional: for count rules)
+//   baseline baseline                           (optional: for count rules)
 //   rules-blackwell-convert-layout-before-tmem-store attn_fwd.ttgir:200
 //   rules-blackwell-staging-grows-while-compute-holds attn_fwd.sass
 //   ok rules-hopper-wgmma-serialized            (this rule stays quiet)
@@ -15,7 +17,8 @@
 //
 // Every finding of a rule under test must be expected (rule id, file
 // relative to the fixture folder, line; no line = the file as a whole) and
-// every expectation found. The rules under test are those of the --pack
+// every expectation found. The baseline's path is relative to the
+// expectations file's folder. The rules under test are those of the --pack
 // files, or without --pack the shipped packs and those the config names.
 // Exit 0: every fixture passed; 1: one failed; 2: a pack or an expectations
 // file is bad, or the tool could not read a fixture.
@@ -62,7 +65,7 @@ cl::opt<unsigned> JobsOpt("j", cl::desc("Kernels checked in parallel"),
                           cl::value_desc("N"), cl::init(0), cl::Prefix,
                           cl::sub(RulesCmd), cl::cat(gestellCategory()));
 
-constexpr StringRef ExpectFile = "rules.expect";
+constexpr StringRef ExpectSuffix = ".rules.expect";
 
 int fail(const Twine &Message) {
   errs() << "gestell: error: " << Message << "\n";
@@ -72,13 +75,14 @@ int fail(const Twine &Message) {
 struct Expectation {
   std::string Rule, File;
   unsigned Line = 0; ///< 0: the file as a whole
-  unsigned At = 0;   ///< line of rules.expect
+  unsigned At = 0;   ///< line of the .rules.expect
 };
 
 struct Fixture {
-  std::string Dir;    ///< absolute
-  std::string Shown;  ///< as the user sees it
-  std::string Expect; ///< the rules.expect path
+  std::string Dir;        ///< absolute
+  std::string Shown;      ///< as the user sees it
+  std::string Expect;     ///< the .rules.expect path, absolute
+  std::string ExpectName; ///< its file name
   std::string Baseline;
   bool Quiet = false;
   std::vector<Expectation> Expected;
@@ -92,20 +96,26 @@ std::string absolute(StringRef P) {
   return std::string(A);
 }
 
-/// Reads one rules.expect. Problems go to Errors as "file:line:col: ...".
+/// Reads one NAME.rules.expect. Problems go to Errors as
+/// "file:line:col: ...".
 Fixture readExpect(StringRef Path, StringRef Shown,
                    std::vector<std::string> &Errors) {
   Fixture F;
   F.Expect = absolute(Path);
-  F.Dir = sys::path::parent_path(F.Expect).str();
-  F.Shown = sys::path::parent_path(Shown).str();
-  if (F.Shown.empty())
-    F.Shown = ".";
+  F.ExpectName = sys::path::filename(Path).str();
+  F.Dir = StringRef(F.Expect).drop_back(ExpectSuffix.size()).str();
+  F.Shown = Shown.drop_back(ExpectSuffix.size()).str();
   auto Err = [&](unsigned Line, unsigned Col, const Twine &Msg) {
     Errors.push_back(
         (Shown + ":" + Twine(Line) + ":" + Twine(Col) + ": error: " + Msg)
             .str());
   };
+  if (!sys::fs::is_directory(F.Dir)) {
+    Errors.push_back((Shown + ": error: no fixture folder '" +
+                      sys::path::filename(F.Dir) + "' beside it")
+                         .str());
+    return F;
+  }
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
   if (!Buf) {
     Errors.push_back(
@@ -135,7 +145,7 @@ Fixture readExpect(StringRef Path, StringRef Shown,
         Err(N + 1, Col, "expected 'baseline PATH'");
         continue;
       }
-      SmallString<256> B(F.Dir);
+      SmallString<256> B(sys::path::parent_path(F.Expect));
       sys::path::append(B, Words[1]);
       F.Baseline = absolute(B);
       if (!sys::fs::exists(F.Baseline))
@@ -174,16 +184,20 @@ Fixture readExpect(StringRef Path, StringRef Shown,
   return F;
 }
 
-/// Every rules.expect under Dir (or Dir itself when it is one).
+/// Every NAME.rules.expect under Dir, and beside Dir when Dir is a fixture
+/// folder (or Dir itself when it is one).
 void findExpectFiles(StringRef Dir, std::vector<std::string> &Out) {
-  if (sys::path::filename(Dir) == ExpectFile && sys::fs::is_regular_file(Dir)) {
-    Out.push_back(Dir.str());
+  StringRef D = Dir.size() > 1 ? Dir.rtrim("/") : Dir;
+  if (D.ends_with(ExpectSuffix) && sys::fs::is_regular_file(D)) {
+    Out.push_back(D.str());
     return;
   }
+  if (sys::fs::is_regular_file(D + ExpectSuffix))
+    Out.push_back((D + ExpectSuffix).str());
   std::error_code EC;
-  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
+  for (sys::fs::recursive_directory_iterator It(D, EC), End; It != End && !EC;
        It.increment(EC))
-    if (sys::path::filename(It->path()) == ExpectFile)
+    if (StringRef(It->path()).ends_with(ExpectSuffix))
       Out.push_back(It->path());
   llvm::sort(Out);
 }
@@ -204,8 +218,8 @@ int runRulesTest(ArrayRef<std::string> Dirs) {
     std::vector<std::string> Files;
     findExpectFiles(D, Files);
     if (Files.empty())
-      return fail(D + ": no fixtures (folders with a " + ExpectFile +
-                  " file) found");
+      return fail(D + ": no fixtures found (a fixture is a folder of kernel "
+                      "artifacts with NAME.rules.expect beside it)");
     for (const std::string &F : Files)
       Fixtures.push_back(readExpect(F, F, Errors));
   }
@@ -240,7 +254,7 @@ int runRulesTest(ArrayRef<std::string> Dirs) {
   for (Fixture &F : Fixtures) {
     auto Check = [&](StringRef Rule, unsigned Line) {
       if (!is_contained(RuleIds, Rule))
-        Errors.push_back((F.Shown + "/" + ExpectFile + ":" + Twine(Line) +
+        Errors.push_back((F.Shown + ExpectSuffix + ":" + Twine(Line) +
                           ":1: error: unknown rule '" + Rule + "'" +
                           (StringRef(didYouMean(Rule, RuleRefs)).empty()
                                ? " (not in the packs under test)"
@@ -297,7 +311,7 @@ int runRulesTest(ArrayRef<std::string> Dirs) {
         break;
       }
       if (!Hit)
-        Problems.push_back(ExpectFile.str() + ":" + std::to_string(E.At) +
+        Problems.push_back(F.ExpectName + ":" + std::to_string(E.At) +
                            ": expected " + E.Rule + " at " + E.File +
                            (E.Line ? ":" + std::to_string(E.Line) : "") +
                            ", not reported");

@@ -696,12 +696,13 @@ def cmd_install(a):
         if name.startswith("_") or not os.path.isdir(path):
             continue
         target = os.path.join(dest, name)
-        # The rule packs' expectations (rules.expect, `gestell rules test`)
-        # are written by hand: they survive a reinstall.
+        # Expectations written by hand beside the builds (NAME.rules.expect
+        # for `gestell rules test`, NAME.triton.expected for the triton-*
+        # lit tests) survive a reinstall.
         kept = {}
         for root, _, files in os.walk(target):
             for f in files:
-                if f == "rules.expect":
+                if f.endswith(".expect") or f.endswith(".expected"):
                     p = os.path.join(root, f)
                     kept[os.path.relpath(p, target)] = open(p).read()
         shutil.rmtree(target, ignore_errors=True)
