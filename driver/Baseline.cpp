@@ -1,33 +1,126 @@
-//===- Baseline.cpp - Which baseline kernel a kernel is compared with -----===//
+//===- Baseline.cpp - Lint against a baseline build -----------------------===//
 #include "Baseline.h"
+#include "KernelMatch.h"
+
+#include "gestell/Ttgir.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <deque>
+#include <map>
+#include <memory>
 
 using namespace llvm;
 
 namespace gestell::driver {
 
 namespace {
-bool sameKey(const Kernel &A, const Kernel &B) {
-  if (A.Name != B.Name || A.target() != B.target())
-    return false;
-  if (A.Meta.has_value() != B.Meta.has_value())
-    return false;
-  if (A.Meta)
-    return A.Meta->NumWarps == B.Meta->NumWarps &&
-           A.Meta->NumStages == B.Meta->NumStages;
-  return true;
+/// The key of K with its TTGIR read (when it has a readable one).
+MatchKey fullKey(const Kernel &K) {
+  if (!K.has(Stage::TTGIR))
+    return matchKeyOf(K, nullptr);
+  Expected<std::unique_ptr<TtgirModule>> M = parseTtgir(K.path(Stage::TTGIR));
+  if (!M) {
+    // The checks that read the TTGIR report it; matching just knows less.
+    consumeError(M.takeError());
+    return matchKeyOf(K, nullptr);
+  }
+  return matchKeyOf(K, M->get());
 }
 } // namespace
 
-const Kernel *matchBaselineKernel(const Kernel &K, ArrayRef<Kernel> Baseline) {
-  const Kernel *Found = nullptr;
-  for (const Kernel &B : Baseline) {
-    if (!sameKey(K, B))
-      continue;
-    if (Found)
-      return nullptr; // ambiguous: do not guess
-    Found = &B;
+std::vector<const Kernel *>
+matchBaselineKernels(ArrayRef<const Kernel *> Current,
+                     ArrayRef<Kernel> Baseline) {
+  std::vector<MatchKey> Head, Base;
+  for (const Kernel *K : Current)
+    Head.push_back(matchKeyOf(*K, nullptr));
+  for (const Kernel &K : Baseline)
+    Base.push_back(matchKeyOf(K, nullptr));
+  Matching M = matchKernels(Base, Head);
+
+  // Where the cheap key leaves a choice, read the TTGIR of every kernel of
+  // that name on both sides and match again.
+  StringSet<> Undecided;
+  for (unsigned H = 0; H < Head.size(); ++H)
+    if (!M.HeadMatch[H] && !M.HeadCandidates[H].empty())
+      Undecided.insert(Head[H].Name);
+  for (unsigned B = 0; B < Base.size(); ++B)
+    if (!M.BaseMatch[B] && !M.BaseCandidates[B].empty())
+      Undecided.insert(Base[B].Name);
+  if (!Undecided.empty()) {
+    for (unsigned H = 0; H < Head.size(); ++H)
+      if (Undecided.contains(Head[H].Name))
+        Head[H] = fullKey(*Current[H]);
+    for (unsigned B = 0; B < Base.size(); ++B)
+      if (Undecided.contains(Base[B].Name))
+        Base[B] = fullKey(Baseline[B]);
+    M = matchKernels(Base, Head);
   }
-  return Found;
+
+  std::vector<const Kernel *> Out(Current.size(), nullptr);
+  for (unsigned H = 0; H < Head.size(); ++H)
+    if (M.HeadMatch[H])
+      Out[H] = &Baseline[*M.HeadMatch[H]];
+  return Out;
+}
+
+void markBaselineStates(
+    RunReport &Current, RunReport &&BaselineRun,
+    ArrayRef<std::pair<const Kernel *, const Kernel *>> Matches) {
+  // Which group a result belongs to: its matched kernel pair, else its
+  // kernel name and target.
+  std::map<std::pair<std::string, std::string>, std::string> CurrentGroup,
+      BaseGroup;
+  for (const auto &[Cur, Base] : Matches) {
+    if (!Base)
+      continue;
+    std::string G = "pair\n" + Base->Dir + "\n" + Base->Name;
+    CurrentGroup[{Cur->Dir, Cur->Name}] = G;
+    BaseGroup[{Base->Dir, Base->Name}] = G;
+  }
+  auto groupOf = [](const auto &Groups, const Result &R) {
+    auto It = Groups.find({R.KernelDir, R.Diag.Kernel});
+    if (It != Groups.end())
+      return It->second;
+    return "kernel\n" + R.Diag.Kernel + "\n" + R.Diag.Target;
+  };
+
+  // Baseline results by group and fingerprint, in report order.
+  std::map<std::string, std::map<std::string, std::deque<size_t>>> Pending;
+  for (size_t I = 0; I < BaselineRun.Results.size(); ++I) {
+    const Result &R = BaselineRun.Results[I];
+    Pending[groupOf(BaseGroup, R)][fingerprint(R.Diag)].push_back(I);
+  }
+  std::vector<bool> Taken(BaselineRun.Results.size(), false);
+  for (Result &R : Current.Results) {
+    std::deque<size_t> &Same =
+        Pending[groupOf(CurrentGroup, R)][fingerprint(R.Diag)];
+    if (Same.empty()) {
+      R.BaselineState = "new";
+      continue;
+    }
+    const Result &Old = BaselineRun.Results[Same.front()];
+    Taken[Same.front()] = true;
+    Same.pop_front();
+    R.BaselineState = Old.Diag.Severity == R.Diag.Severity &&
+                              Old.Diag.Message == R.Diag.Message
+                          ? "unchanged"
+                          : "updated";
+  }
+  std::vector<Result> Absent;
+  for (size_t I = 0; I < BaselineRun.Results.size(); ++I)
+    if (!Taken[I]) {
+      Absent.push_back(std::move(BaselineRun.Results[I]));
+      Absent.back().BaselineState = "absent";
+    }
+  std::stable_sort(Absent.begin(), Absent.end(),
+                   [](const Result &A, const Result &B) {
+                     return diagnosticLess(A.Diag, B.Diag);
+                   });
+  std::move(Absent.begin(), Absent.end(), std::back_inserter(Current.Results));
 }
 
 } // namespace gestell::driver

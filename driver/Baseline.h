@@ -1,24 +1,50 @@
-//===- Baseline.h - Which baseline kernel a kernel is compared with -------===//
+//===- Baseline.h - Lint against a baseline build -------------------------===//
 //
-// `gestell check --baseline=PATH` gives each check the baseline build's
-// kernel that matches the one it looks at. Matching is by name, target,
-// num_warps and num_stages, never by cache folder or position; when that
-// key leaves several candidates the kernel gets no baseline rather than a
-// guess. (`gestell diff` refines the key with the TTGIR signature.)
+// `gestell check --baseline=PATH`:
+//   1. every kernel gets the baseline build's kernel that matches it, by the
+//      key `gestell diff` uses (KernelMatch.h: name, target, num_warps,
+//      num_stages, then TTGIR signature and tile shapes), never by cache
+//      folder or position; when the key leaves several candidates the
+//      kernel gets no baseline rather than a guess. The TTGIR is read only
+//      for kernels whose cheap key (name, target, warps, stages) collides;
+//   2. checks run on both builds, and each result is marked with its SARIF
+//      baselineState by matching results on their fingerprint (check id,
+//      kernel name, target, normalized context), within each matched kernel
+//      pair (kernels without a unique match: by kernel name and target):
+//        new        only the current build has it;
+//        unchanged  both have it with the same level and message;
+//        updated    both have it, the level or message changed (a count in
+//                   the message, say);
+//        absent     only the baseline has it: added to the report, pointing
+//                   at the baseline's artifacts, and never counted for the
+//                   exit status.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_DRIVER_BASELINE_H
 #define GESTELL_DRIVER_BASELINE_H
 
+#include "Runner.h"
+
 #include "gestell/Bundle.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <vector>
+
 namespace gestell::driver {
 
-/// The one baseline kernel matching K, or null (none, or ambiguous).
-const Kernel *matchBaselineKernel(const Kernel &K,
-                                  llvm::ArrayRef<Kernel> Baseline);
+/// For each kernel of Current, the one baseline kernel it matches, or null
+/// (none, or ambiguous).
+std::vector<const Kernel *>
+matchBaselineKernels(llvm::ArrayRef<const Kernel *> Current,
+                     llvm::ArrayRef<Kernel> Baseline);
+
+/// Sets Result::BaselineState on every result of Current and appends the
+/// baseline results that Current lacks as "absent". Matches maps current
+/// kernels (by folder and name) to their baseline kernels.
+void markBaselineStates(
+    RunReport &Current, RunReport &&BaselineRun,
+    llvm::ArrayRef<std::pair<const Kernel *, const Kernel *>> Matches);
 
 } // namespace gestell::driver
 

@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace llvm;
 
@@ -208,7 +209,12 @@ int runCheckVerb() {
   }
 
   unsigned Counts[3] = {0, 0, 0}, Suppressed = 0;
+  std::map<std::string, unsigned> States; // --baseline: new, absent, ...
   for (const Result &Res : R.Results) {
+    if (!Res.BaselineState.empty())
+      ++States[Res.BaselineState];
+    if (Res.BaselineState == "absent")
+      continue;
     if (Res.Suppressed)
       ++Suppressed;
     else
@@ -220,6 +226,12 @@ int runCheckVerb() {
          << " remark(s)";
   if (Suppressed)
     errs() << ", " << Suppressed << " suppressed";
+  if (!BaselineOpt.empty()) {
+    errs() << "; against the baseline:";
+    for (StringRef S : {"new", "updated", "unchanged", "absent"})
+      errs() << " " << States[S.str()] << " " << S
+             << (S == "absent" ? "" : ",");
+  }
   errs() << "\n";
   return R.exitStatus();
 }

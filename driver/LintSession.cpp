@@ -10,6 +10,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 using namespace llvm;
@@ -273,12 +274,33 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   }
 
   std::vector<KernelJob> Jobs;
-  for (const Found &F : All) {
-    if (F.Cfg->excluded(F.K.Name))
-      continue;
-    Jobs.push_back(
-        {&F.K, F.Cfg,
-         Baseline.empty() ? nullptr : matchBaselineKernel(F.K, Baseline)});
+  for (const Found &F : All)
+    if (!F.Cfg->excluded(F.K.Name))
+      Jobs.push_back({&F.K, F.Cfg, nullptr});
+  // With a baseline: match kernels (as gestell diff does), and run the same
+  // checks on the baseline build, each baseline kernel with the config of
+  // the kernel it matches (else the primary config).
+  std::vector<KernelJob> BaseJobs;
+  std::vector<std::pair<const Kernel *, const Kernel *>> Pairs;
+  if (!Baseline.empty()) {
+    std::vector<const Kernel *> Current;
+    for (const KernelJob &J : Jobs)
+      Current.push_back(J.K);
+    std::vector<const Kernel *> Match = matchBaselineKernels(Current, Baseline);
+    std::map<const Kernel *, const EffectiveConfig *> BaseConfig;
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      Jobs[I].Baseline = Match[I];
+      Pairs.push_back({Jobs[I].K, Match[I]});
+      if (Match[I])
+        BaseConfig[Match[I]] = Jobs[I].Config;
+    }
+    for (const Kernel &B : Baseline) {
+      auto It = BaseConfig.find(&B);
+      const EffectiveConfig *Cfg =
+          It != BaseConfig.end() ? It->second : &primaryConfig();
+      if (!Cfg->excluded(B.Name))
+        BaseJobs.push_back({&B, Cfg, nullptr});
+    }
   }
 
   std::set<const EffectiveConfig *> Used;
@@ -297,6 +319,15 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
             });
 
   runChecks(Jobs, Threads, Analysis, R);
+  if (!BaselinePath.empty()) {
+    RunReport Base;
+    runChecks(BaseJobs, Threads, Analysis, Base);
+    for (Notification &N : Base.Notifications) {
+      N.Message = "baseline: " + N.Message;
+      R.Notifications.push_back(std::move(N));
+    }
+    markBaselineStates(R, std::move(Base), Pairs);
+  }
   return R;
 }
 

@@ -48,7 +48,7 @@ std::string helpUri(const CheckInfo &Info, const ReportOptions &Opts);
 
 /// clang-style: "file:line:col: warning: message [check-id]", then "note:"
 /// lines (Python source, related lines, notes, fix hint). Suppressed
-/// results are left out.
+/// results and, with --baseline, absent ones are left out.
 void writeText(llvm::raw_ostream &OS, const RunReport &R,
                const ReportOptions &Opts);
 

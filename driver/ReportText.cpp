@@ -19,7 +19,8 @@ void printLoc(raw_ostream &OS, const DiagLoc &L, const PathMap &Paths) {
 
 void writeText(raw_ostream &OS, const RunReport &R, const ReportOptions &O) {
   for (const Result &Res : R.Results) {
-    if (Res.Suppressed)
+    // Absent results (--baseline) are the baseline's, not this build's.
+    if (Res.Suppressed || Res.BaselineState == "absent")
       continue;
     const Diagnostic &D = Res.Diag;
     printLoc(OS, D.Primary, O.Paths);

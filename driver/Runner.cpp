@@ -26,7 +26,8 @@ int RunReport::exitStatus() const {
   if (!executionSuccessful())
     return ExitFailure;
   for (const Result &R : Results)
-    if (!R.Suppressed && R.Diag.Severity == Level::Error)
+    if (!R.Suppressed && R.Diag.Severity == Level::Error &&
+        R.BaselineState != "absent")
       return ExitFindings;
   return ExitOk;
 }
@@ -100,6 +101,7 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
       R.Diag.CheckId = C->Info.Id;
       R.Diag.Kernel = K.Name;
       R.Diag.Target = K.target().str();
+      R.KernelDir = K.Dir;
       if (R.Diag.Severity == Level::Warning &&
           Job.Config->warningAsError(C->Info.Id)) {
         R.Diag.Severity = Level::Error;

@@ -41,9 +41,11 @@ struct Result {
   bool Suppressed = false;
   std::string SuppressionReason, SuppressionOrigin;
   bool Promoted = false; ///< a warning made an error by warnings-as-errors
-  /// With --baseline (issue 7): "new", "unchanged", "updated" or "absent";
-  /// "" without a baseline.
+  /// With --baseline (Baseline.h): "new", "unchanged", "updated" or
+  /// "absent" (only the baseline has it); "" without a baseline.
   std::string BaselineState;
+  /// The folder of the kernel it is about (Kernel::Dir).
+  std::string KernelDir;
 };
 
 struct PluginRecord {
@@ -68,7 +70,8 @@ struct RunReport {
 
   /// False when a tool error (error-level notification) happened.
   bool executionSuccessful() const;
-  /// 0, 1 (an unsuppressed error-level result) or 2 (a tool error).
+  /// 0, 1 (an unsuppressed error-level result that is not absent) or 2 (a
+  /// tool error).
   int exitStatus() const;
 };
 

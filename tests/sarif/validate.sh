@@ -42,11 +42,22 @@ status=$?
 set -e
 [ "$status" = 1 ] || { echo "FAIL: expected exit 1 from the team config run, got $status" >&2; exit 1; }
 grep -q '"justification"' "$work/team.sarif" || { echo "FAIL: no suppression in team.sarif" >&2; exit 1; }
+# --baseline: results marked new, unchanged, updated and absent.
+fixtures="$src/tests/fixtures/sm100-attn-tmem-w8"
+for pair in "baseline roundtrip" "roundtrip baseline"; do
+  set -- $pair
+  "$gestell" --load="$plugins/gestell-test-bstate.so" --checks='-*,bstate-*' --format=sarif \
+    -o "$work/baseline-$1.sarif" --baseline="$fixtures/$1" "$fixtures/$2" 2>/dev/null
+done
+for state in new unchanged updated; do
+  grep -q "\"baselineState\": \"$state\"" "$work/baseline-baseline.sarif" || { echo "FAIL: no $state result in baseline-baseline.sarif" >&2; exit 1; }
+done
+grep -q '"baselineState": "absent"' "$work/baseline-roundtrip.sarif" || { echo "FAIL: no absent result in baseline-roundtrip.sarif" >&2; exit 1; }
 grep -q '"toolExecutionNotifications": \[$' "$work/all.sarif" || { echo "FAIL: no notification in all.sarif" >&2; exit 1; }
 
 cd "$here"
 failed=0
-for f in all team; do
+for f in all team baseline-baseline baseline-roundtrip; do
   cp "$work/$f.sarif" "$work/$f.json" # ajv-cli reads data by extension
   if ! npx --no-install ajv validate --spec=draft2020 -c ajv-formats --strict=false \
       -s "$schema" -d "$work/$f.json" --errors=text; then
