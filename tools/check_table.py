@@ -12,7 +12,10 @@ page can say what a check does on a whole corpus:
 A finding is shown as `line:col level id (kind)`, kind being the first part
 of its fingerprint context (for triton-redundant-layout-conversion:
 tmem-store, round-trip, detour or equivalent). Use --summary for one line
-per folder argument instead (kernels, findings by level).
+per folder argument instead (kernels, findings by level). --messages shows
+each finding as `level: message` and leaves out the TTGIR columns (checks
+of PTX, SASS and cubins); --config passes a config file to `gestell check`
+(check options such as a ptxas to re-run).
 """
 import argparse
 import collections
@@ -43,10 +46,16 @@ def main():
     ap.add_argument("--checks", default="*")
     ap.add_argument("--root", default="", help="show kernel folders relative to this")
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--messages", action="store_true",
+                    help="findings as 'level: message', no TTGIR columns")
+    ap.add_argument("--config", help="config file for gestell check")
     a = ap.parse_args()
 
-    stats = run_json([a.gestell, "stats", "--format=json", "--stages=ttgir", *a.paths])
-    check = run_json([a.gestell, "check", "--format=json", f"--checks={a.checks}", *a.paths])
+    stats = run_json([a.gestell, "stats", "--format=json",
+                      "--stages=" + ("ptx" if a.messages else "ttgir"), *a.paths])
+    config = [f"--config={a.config}"] if a.config else []
+    check = run_json([a.gestell, "check", "--format=json", f"--checks={a.checks}",
+                      *config, *a.paths])
     checks = [c["id"] for c in check["checks"]]
     by_dir = collections.defaultdict(list)
     for r in check["results"]:
@@ -64,6 +73,16 @@ def main():
             rs = [r for k in ks for r in by_dir.get(k["dir"], [])]
             n = collections.Counter(r["level"] for r in rs)
             print(f"| `{rel(p)}` | {len(ks)} | {n['warning']} | {n['remark']} |")
+        return
+
+    if a.messages:
+        print("| kernel folder | kernel | target | findings |")
+        print("| --- | --- | --- | --- |")
+        for k in sorted(stats["kernels"], key=lambda k: k["dir"]):
+            rs = sorted(by_dir.get(k["dir"], []), key=lambda r: r["checkId"])
+            found = "; ".join(f"{r['level']}: {r['message']}" for r in rs)
+            print(f"| `{rel(k['dir'])}` | {k['name']} | {k['target'] or ''} | "
+                  f"{found.replace('|', '/') or '—'} |")
         return
 
     print("| kernel folder | kernel | target | warps | conversions (in loop, shared) | findings |")

@@ -5,13 +5,16 @@
 // tools/new_check.py adds the line for a new check.
 //
 //===----------------------------------------------------------------------===//
+#include "PtxIntentLostInSassCheck.h"
+
 #include "gestell/Plugin.h"
 
 namespace {
 
 void registerChecks(gestell::CheckRegistry &R) {
+  using namespace gestell::nvidia;
   // Sorted by check id.
-  (void)R;
+  R.add<PtxIntentLostInSassCheck>();
 }
 
 } // namespace

@@ -66,6 +66,7 @@ struct FamilyTable::Rule {
 struct FamilyTable::Cache {
   std::mutex Lock;
   StringMap<unsigned> ByIsa[2];
+  StringMap<unsigned> MappingByIsa[2];
 };
 
 FamilyTable::FamilyTable() : Memo(std::make_unique<Cache>()) {}
@@ -95,7 +96,8 @@ StringRef FamilyTable::idOf(unsigned Index) const {
   return Index < Families.size() ? StringRef(Families[Index].Id) : OtherId;
 }
 
-unsigned FamilyTable::match(Isa I, StringRef Opcode) const {
+unsigned FamilyTable::match(ArrayRef<std::unique_ptr<Rule>> Rules, Isa I,
+                            StringRef Opcode) {
   for (const auto &R : Rules)
     if (R->matches(I, Opcode))
       return R->Family;
@@ -110,10 +112,24 @@ unsigned FamilyTable::classify(Isa I, StringRef Opcode) const {
     if (It != Map.end())
       return It->second;
   }
-  unsigned F = match(I, Opcode);
+  unsigned F = match(Rules, I, Opcode);
   std::lock_guard<std::mutex> G(Memo->Lock);
   Map.try_emplace(Opcode, F);
   return F;
+}
+
+unsigned FamilyTable::mappingOf(Isa I, StringRef Opcode) const {
+  StringMap<unsigned> &Map = Memo->MappingByIsa[static_cast<unsigned>(I)];
+  {
+    std::lock_guard<std::mutex> G(Memo->Lock);
+    auto It = Map.find(Opcode);
+    if (It != Map.end())
+      return It->second;
+  }
+  unsigned M = match(MappingRules, I, Opcode);
+  std::lock_guard<std::mutex> G(Memo->Lock);
+  Map.try_emplace(Opcode, M);
+  return M;
 }
 
 std::string FamilyTable::describe() const {
@@ -127,33 +143,51 @@ std::string FamilyTable::describe() const {
   return Out;
 }
 
+namespace {
+/// Copies rule groups into To, renumbering their Family by the id of the
+/// entry each belongs to (Ids of From, Index looks the id up in To and adds
+/// it when new).
+template <typename RuleT, typename IndexFn>
+void copyRules(const std::vector<std::unique_ptr<RuleT>> &From,
+               std::vector<std::unique_ptr<RuleT>> &To, IndexFn Index) {
+  for (const auto &R : From) {
+    auto NR = std::make_unique<RuleT>();
+    NR->Family = Index(R->Family);
+    NR->Source = R->Source;
+    for (const auto &P : R->Patterns) {
+      StringRef Text = NR->Texts.emplace_back(P.Text.str());
+      // Already compiled once from the same text: cannot fail.
+      NR->Patterns.push_back(
+          {cantFail(GlobPattern::create(Text, /*MaxSubPatterns=*/64)), Text,
+           P.I, P.Exclude});
+    }
+    To.push_back(std::move(NR));
+  }
+}
+} // namespace
+
 FamilyTable FamilyTable::merge(const FamilyTable &First,
                                const FamilyTable &Then) {
   FamilyTable T;
   T.Families = Then.Families;
-  auto Copy = [&](const FamilyTable &From) {
-    for (const auto &R : From.Rules) {
-      StringRef Id = From.Families[R->Family].Id;
-      std::optional<unsigned> Index = T.indexOf(Id);
-      if (!Index) {
-        Index = T.Families.size();
-        T.Families.push_back(From.Families[R->Family]);
-      }
-      auto NR = std::make_unique<Rule>();
-      NR->Family = *Index;
-      NR->Source = R->Source;
-      for (const Rule::Pattern &P : R->Patterns) {
-        StringRef Text = NR->Texts.emplace_back(P.Text.str());
-        // Already compiled once from the same text: cannot fail.
-        NR->Patterns.push_back(
-            {cantFail(GlobPattern::create(Text, /*MaxSubPatterns=*/64)), Text,
-             P.I, P.Exclude});
-      }
-      T.Rules.push_back(std::move(NR));
-    }
-  };
-  Copy(First);
-  Copy(Then);
+  T.Mappings = Then.Mappings;
+  for (const FamilyTable *From : {&First, &Then}) {
+    copyRules(From->Rules, T.Rules, [&](unsigned F) {
+      StringRef Id = From->Families[F].Id;
+      if (std::optional<unsigned> Index = T.indexOf(Id))
+        return *Index;
+      T.Families.push_back(From->Families[F]);
+      return unsigned(T.Families.size() - 1);
+    });
+    copyRules(From->MappingRules, T.MappingRules, [&](unsigned M) {
+      StringRef Id = From->Mappings[M].Id;
+      for (unsigned I = 0; I < T.Mappings.size(); ++I)
+        if (T.Mappings[I].Id == Id)
+          return I;
+      T.Mappings.push_back(From->Mappings[M]);
+      return unsigned(T.Mappings.size() - 1);
+    });
+  }
   return T;
 }
 
@@ -172,6 +206,56 @@ bool isValidId(StringRef Id) {
 }
 } // namespace
 
+/// Reads the pattern keys (ptx, sass, ptx_exclude, sass_exclude) of one
+/// [[family]] or [[mapping]] entry into R. Returns true when Key is one of
+/// them.
+template <typename RuleT>
+static Expected<bool> parsePatterns(StringRef SourceName, StringRef Key,
+                                    const toml::node &Value, RuleT &R) {
+  Isa I;
+  if (Key == "ptx" || Key == "ptx_exclude")
+    I = Isa::PTX;
+  else if (Key == "sass" || Key == "sass_exclude")
+    I = Isa::SASS;
+  else
+    return false;
+  bool Exclude = Key.ends_with("_exclude");
+  const toml::array *List = Value.as_array();
+  if (!List)
+    return nodeError(SourceName, Value.source(),
+                     "expected " + Key + " to be an array of strings");
+  for (const toml::node &PatNode : *List) {
+    if (!PatNode.is_string())
+      return nodeError(SourceName, PatNode.source(),
+                       "expected a pattern string");
+    const std::string &Pat = **PatNode.as_string();
+    if (Pat.empty())
+      return nodeError(SourceName, PatNode.source(), "empty pattern");
+    StringRef Text = R.Texts.emplace_back(Pat);
+    Expected<GlobPattern> G = GlobPattern::create(Text, 64);
+    if (!G)
+      return nodeError(SourceName, PatNode.source(),
+                       "invalid pattern '" + Pat +
+                           "': " + toString(G.takeError()));
+    R.Patterns.push_back({std::move(*G), Text, I, Exclude});
+  }
+  return true;
+}
+
+/// The entries of an array of tables `[[Name]]`, or an error.
+static Expected<const toml::array *>
+entriesOf(const toml::table &Doc, StringRef Name, StringRef SourceName) {
+  const toml::node *N = Doc.get(std::string_view(Name.data(), Name.size()));
+  if (!N)
+    return nullptr;
+  const toml::array *A = N->as_array();
+  if (!A)
+    return nodeError(SourceName, N->source(),
+                     "expected '" + Name + "' to be an array of tables ([[" +
+                         Name + "]])");
+  return A;
+}
+
 Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
                                          bool OnlyFamilies) {
   toml::table Doc;
@@ -184,23 +268,19 @@ Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
 
   FamilyTable T;
   for (const auto &[Key, Node] : Doc) {
-    if (Key.str() == "family")
+    if (Key.str() == "family" || Key.str() == "mapping")
       continue;
     if (OnlyFamilies)
       return nodeError(SourceName, Node.source(),
                        "unknown key '" + Twine(Key.str()) +
-                           "' (a family table holds only [[family]] entries)");
+                           "' (a family table holds only [[family]] and "
+                           "[[mapping]] entries)");
   }
-  const toml::node *FamiliesNode = Doc.get("family");
-  if (!FamiliesNode)
-    return T;
-  const toml::array *Entries = FamiliesNode->as_array();
+  Expected<const toml::array *> Entries = entriesOf(Doc, "family", SourceName);
   if (!Entries)
-    return nodeError(SourceName, FamiliesNode->source(),
-                     "expected 'family' to be an array of tables "
-                     "([[family]])");
-
-  for (const toml::node &EntryNode : *Entries) {
+    return Entries.takeError();
+  static const toml::array NoEntries;
+  for (const toml::node &EntryNode : *Entries ? **Entries : NoEntries) {
     const toml::table *Entry = EntryNode.as_table();
     if (!Entry)
       return nodeError(SourceName, EntryNode.source(),
@@ -238,39 +318,72 @@ Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
           T.Families[*Index].Summary = **Value.as_string();
         continue;
       }
-      Isa I;
-      bool Exclude;
-      if (Key == "ptx" || Key == "ptx_exclude")
-        I = Isa::PTX;
-      else if (Key == "sass" || Key == "sass_exclude")
-        I = Isa::SASS;
-      else
+      Expected<bool> Pattern = parsePatterns(SourceName, Key, Value, *R);
+      if (!Pattern)
+        return Pattern.takeError();
+      if (!*Pattern)
         return nodeError(SourceName, Value.source(),
                          "unknown key '" + Key +
                              "' in [[family]] (expected id, summary, ptx, "
                              "sass, ptx_exclude, sass_exclude)");
-      Exclude = Key.ends_with("_exclude");
-      const toml::array *List = Value.as_array();
-      if (!List)
-        return nodeError(SourceName, Value.source(),
-                         "expected " + Key + " to be an array of strings");
-      for (const toml::node &PatNode : *List) {
-        if (!PatNode.is_string())
-          return nodeError(SourceName, PatNode.source(),
-                           "expected a pattern string");
-        const std::string &Pat = **PatNode.as_string();
-        if (Pat.empty())
-          return nodeError(SourceName, PatNode.source(), "empty pattern");
-        StringRef Text = R->Texts.emplace_back(Pat);
-        Expected<GlobPattern> G = GlobPattern::create(Text, 64);
-        if (!G)
-          return nodeError(SourceName, PatNode.source(),
-                           "invalid pattern '" + Pat +
-                               "': " + toString(G.takeError()));
-        R->Patterns.push_back({std::move(*G), Text, I, Exclude});
-      }
     }
     T.Rules.push_back(std::move(R));
+  }
+
+  Expected<const toml::array *> Maps = entriesOf(Doc, "mapping", SourceName);
+  if (!Maps)
+    return Maps.takeError();
+  for (const toml::node &EntryNode : *Maps ? **Maps : NoEntries) {
+    const toml::table *Entry = EntryNode.as_table();
+    if (!Entry)
+      return nodeError(SourceName, EntryNode.source(),
+                       "expected a [[mapping]] table");
+    const toml::node *IdNode = Entry->get("id");
+    const toml::node *FamilyNode = Entry->get("family");
+    if (!IdNode || !IdNode->is_string() || !FamilyNode ||
+        !FamilyNode->is_string())
+      return nodeError(SourceName, EntryNode.source(),
+                       "[[mapping]] needs id = \"...\" and family = \"...\"");
+    std::string Id = **IdNode->as_string();
+    std::string Family = **FamilyNode->as_string();
+    if (!isValidId(Id))
+      return nodeError(SourceName, IdNode->source(),
+                       "mapping id '" + Id + "' must match [a-z][a-z0-9-]*");
+    if (!isValidId(Family) || Family == OtherId)
+      return nodeError(SourceName, FamilyNode->source(),
+                       "family '" + Family + "' is not a family id");
+    unsigned Index = T.Mappings.size();
+    for (unsigned I = 0; I < T.Mappings.size(); ++I)
+      if (T.Mappings[I].Id == Id)
+        Index = I;
+    if (Index == T.Mappings.size())
+      T.Mappings.push_back({Id, Family, ""});
+    auto R = std::make_unique<Rule>();
+    R->Family = Index;
+    R->Source = (SourceName + ":" + Twine(EntryNode.source().begin.line)).str();
+    for (const auto &[KeyName, Value] : *Entry) {
+      StringRef Key(KeyName.str().data(), KeyName.str().size());
+      if (Key == "id" || Key == "family")
+        continue;
+      if (Key == "summary") {
+        if (!Value.is_string())
+          return nodeError(SourceName, Value.source(),
+                           "expected summary to be a string");
+        if (T.Mappings[Index].Summary.empty())
+          T.Mappings[Index].Summary = **Value.as_string();
+        continue;
+      }
+      Expected<bool> Pattern = parsePatterns(SourceName, Key, Value, *R);
+      if (!Pattern)
+        return Pattern.takeError();
+      if (!*Pattern)
+        return nodeError(SourceName, Value.source(),
+                         "unknown key '" + Key +
+                             "' in [[mapping]] (expected id, family, "
+                             "summary, ptx, sass, ptx_exclude, "
+                             "sass_exclude)");
+    }
+    T.MappingRules.push_back(std::move(R));
   }
   return T;
 }

@@ -10,11 +10,15 @@
 #   %flatjson  Inputs/flatjson.py: JSON as `path=value` lines for FileCheck
 #   %expect_exit N  Inputs/expect_exit.py: runs the rest of the line and
 #              succeeds only when it exits with status N (0, 1 or 2)
+#   %ptxas     a real ptxas (the PATH lit started with, else
+#              /usr/local/cuda/bin), with the feature `ptxas`; tests that
+#              need it say `REQUIRES: ptxas` and are skipped without one
 # The environment is pinned so results do not depend on the machine:
 # XDG_CACHE_HOME points into the build tree (the tool's cache never lands in
 # the user's home) and PATH holds only system folders (no nvdisasm from a
 # developer's CUDA install).
 import os
+import shutil
 import lit.formats
 
 config.name = "gestell"
@@ -34,6 +38,11 @@ config.substitutions.append(
 inputs = os.path.join(os.path.dirname(__file__), "Inputs")
 config.substitutions.append(("%flatjson", "python3 " + os.path.join(inputs, "flatjson.py")))
 config.substitutions.append(("%expect_exit", "python3 " + os.path.join(inputs, "expect_exit.py")))
+
+ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
 
 config.environment["PATH"] = os.pathsep.join(["/usr/bin", "/bin"])
 config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "xdg-cache")

@@ -212,7 +212,15 @@ TEST(Families, ParseErrorsNameFileLineAndColumn) {
             "user.toml:1:1: [[family]] needs id = \"...\"");
   EXPECT_EQ(parseError("checks = '*'\n"),
             "user.toml:1:10: unknown key 'checks' (a family table holds only "
-            "[[family]] entries)");
+            "[[family]] and [[mapping]] entries)");
+  EXPECT_EQ(parseError("[[mapping]]\nid = 'x'\nptx = ['a']\n"),
+            "user.toml:1:1: [[mapping]] needs id = \"...\" and family = "
+            "\"...\"");
+  EXPECT_EQ(parseError("[[mapping]]\nid = 'x'\nfamily = 'other'\n"),
+            "user.toml:3:10: family 'other' is not a family id");
+  EXPECT_EQ(parseError("[[mapping]]\nid = 'x'\nfamily = 'tma'\nsas = []\n"),
+            "user.toml:4:7: unknown key 'sas' in [[mapping]] (expected id, "
+            "family, summary, ptx, sass, ptx_exclude, sass_exclude)");
   std::string Syntax = parseError("[[family]\n");
   EXPECT_EQ(Syntax.rfind("user.toml:1:", 0), 0u) << Syntax;
   // In a config file, other keys belong to someone else.
@@ -244,6 +252,89 @@ TEST(Families, UserTableGoesFirst) {
             "staging");
   EXPECT_NE(T.describe().find("sync sass SHFL*   # user.toml:1"),
             std::string::npos);
+}
+
+std::string mapping(Isa I, StringRef Opcode) {
+  unsigned M = table().mappingOf(I, Opcode);
+  return M == NoFamily ? "none" : table().mappings()[M].Id;
+}
+
+// What ptxas keeps one for one, on opcodes copied from the corpus and the
+// fixtures; what has no counterpart maps to nothing.
+TEST(Families, MappingsOfTheCorpus) {
+  std::vector<std::string> Ids;
+  for (const FamilyMapping &M : table().mappings()) {
+    Ids.push_back(M.Id);
+    EXPECT_FALSE(M.Summary.empty()) << M.Id;
+    EXPECT_TRUE(table().indexOf(M.Family)) << M.Id << ": " << M.Family;
+  }
+  EXPECT_EQ(Ids, (std::vector<std::string>{"mma-sync", "wgmma", "tcgen05-mma",
+                                           "tmem-load", "tmem-store", "tma"}));
+  struct Case {
+    Isa I;
+    const char *Opcode, *Mapping;
+  } Cases[] = {
+      {Isa::PTX, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+       "mma-sync"},
+      {Isa::SASS, "HMMA.16816.F32.BF16", "mma-sync"},
+      {Isa::PTX, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
+       "wgmma"},
+      {Isa::SASS, "HGMMA.64x64x16.F32.BF16", "wgmma"},
+      {Isa::PTX, "tcgen05.mma.cta_group::1.kind::f16", "tcgen05-mma"},
+      {Isa::SASS, "UTCHMMA", "tcgen05-mma"},
+      {Isa::PTX, "tcgen05.ld.sync.aligned.32x32b.x128.b32", "tmem-load"},
+      {Isa::SASS, "LDTM.x128", "tmem-load"},
+      {Isa::PTX, "tcgen05.st.sync.aligned.16x32bx2.x32.b32", "tmem-store"},
+      {Isa::SASS, "STTM.16dp32bit_t0_t15.x32", "tmem-store"},
+      {Isa::PTX,
+       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::"
+       "bytes",
+       "tma"},
+      {Isa::PTX, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+       "tma"},
+      {Isa::SASS, "UTMALDG.2D", "tma"},
+      {Isa::SASS, "UTMASTG.2D", "tma"},
+      // No counterpart: descriptor edits, commits, fences, waits.
+      {Isa::PTX, "tensormap.replace.tile.box_dim.shared::cta.b1024.b32",
+       "none"},
+      {Isa::PTX, "cp.async.bulk.commit_group", "none"},
+      {Isa::SASS, "UTMACMDFLUSH", "none"},
+      {Isa::SASS, "UTMACCTL.IV", "none"},
+      {Isa::PTX, "wgmma.wait_group.sync.aligned", "none"},
+      {Isa::SASS, "WARPGROUP.DEPBAR.LE", "none"},
+      {Isa::SASS, "LDSM.16.M88.4", "none"},
+  };
+  for (const Case &C : Cases) {
+    EXPECT_EQ(mapping(C.I, C.Opcode), C.Mapping) << C.Opcode;
+    // Both sides of a mapping are in its family.
+    if (StringRef(C.Mapping) != "none") {
+      unsigned M = table().mappingOf(C.I, C.Opcode);
+      EXPECT_EQ(family(C.I, C.Opcode), table().mappings()[M].Family)
+          << C.Opcode;
+    }
+  }
+}
+
+TEST(Families, UserMappingsGoFirst) {
+  Expected<FamilyTable> User = FamilyTable::parse(
+      "[[mapping]]\nid = 'bulk'\nfamily = 'tma'\nsummary = 'bulk copies'\n"
+      "ptx = ['cp.async.bulk.commit_group']\nsass = ['UTMACMDFLUSH']\n"
+      "[[mapping]]\nid = 'tma'\nfamily = 'tma'\nsass = ['UBLKCP*']\n",
+      "user.toml");
+  ASSERT_TRUE(static_cast<bool>(User)) << toString(User.takeError());
+  FamilyTable T = FamilyTable::merge(*User, table());
+  auto Id = [&](Isa I, StringRef Op) {
+    unsigned M = T.mappingOf(I, Op);
+    return M == NoFamily ? std::string("none") : T.mappings()[M].Id;
+  };
+  EXPECT_EQ(Id(Isa::PTX, "cp.async.bulk.commit_group"), "bulk");
+  EXPECT_EQ(Id(Isa::SASS, "UBLKCP.S.G"), "tma");
+  EXPECT_EQ(Id(Isa::SASS, "UTMALDG.2D"), "tma");
+  EXPECT_EQ(Id(Isa::SASS, "HGMMA.64x64x16.F32.BF16"), "wgmma");
+  // The built-in ids keep their order; a new id comes after them.
+  ASSERT_EQ(T.mappings().size(), 7u);
+  EXPECT_EQ(T.mappings().back().Id, "bulk");
+  EXPECT_EQ(T.mappings()[5].Summary, "TMA tensor copies");
 }
 
 TEST(Families, DocsListEveryBuiltinPattern) {

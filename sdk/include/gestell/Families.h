@@ -7,6 +7,11 @@
 // overlap. A user's table (from .gestell.toml) is merged in front of the
 // built-in one. docs/families.md lists what each family holds.
 //
+// The same table says which PTX instructions ptxas keeps as SASS of the same
+// kind ([[mapping]] entries: wgmma.mma_async -> HGMMA, cp.async.bulk.tensor
+// -> UTMALDG, ...), so that a PTX count and a SASS count can be compared
+// (nvidia-ptx-intent-lost-in-sass).
+//
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_FAMILIES_H
 #define GESTELL_FAMILIES_H
@@ -34,6 +39,14 @@ inline constexpr unsigned NoFamily = ~0u;
 struct Family {
   std::string Id;      ///< "tensor"
   std::string Summary; ///< "tensor-core compute (MMA)"
+};
+
+/// PTX instructions that ptxas keeps as SASS instructions of the same kind,
+/// one SASS instruction or more per PTX instruction.
+struct FamilyMapping {
+  std::string Id;      ///< "wgmma"
+  std::string Family;  ///< the family both sides belong to: "tensor"
+  std::string Summary; ///< "warp-group MMA (Hopper)"
 };
 
 class FamilyTable {
@@ -71,6 +84,12 @@ public:
   /// Thread-safe; each distinct opcode is matched once and then cached.
   unsigned classify(Isa I, llvm::StringRef Opcode) const;
 
+  /// The PTX-to-SASS mappings, in table order.
+  llvm::ArrayRef<FamilyMapping> mappings() const { return Mappings; }
+  /// Index into mappings() of the first mapping with a pattern matching
+  /// the full opcode, or NoFamily. Thread-safe and cached like classify().
+  unsigned mappingOf(Isa I, llvm::StringRef Opcode) const;
+
   /// The rule text the table was built from (for --dump-config and docs):
   /// one line per pattern, "family isa [exclude] pattern   # source".
   std::string describe() const;
@@ -80,12 +99,17 @@ private:
   struct Cache;
   void addRule(unsigned Family, Isa I, bool Exclude, llvm::StringRef Pattern,
                llvm::StringRef Source);
-  unsigned match(Isa I, llvm::StringRef Opcode) const;
+  static unsigned match(llvm::ArrayRef<std::unique_ptr<Rule>> Rules, Isa I,
+                        llvm::StringRef Opcode);
 
   std::vector<Family> Families;
+  std::vector<FamilyMapping> Mappings;
   /// Rule groups in match order: each group is one [[family]] entry of one
   /// source, tried as a whole (includes, then excludes).
   std::vector<std::unique_ptr<Rule>> Rules;
+  /// Rule groups of the mappings, one per [[mapping]] entry; a group's
+  /// Family is the index into Mappings.
+  std::vector<std::unique_ptr<Rule>> MappingRules;
   std::unique_ptr<Cache> Memo;
 };
 
