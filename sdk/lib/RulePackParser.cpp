@@ -393,6 +393,7 @@ private:
   // The rule being read.
   Rule R;
   bool InRule = false, RuleBad = false, PatternRule = false;
+  size_t MatchLength = 0; ///< names written in `match`
   std::string CurrentRule;
   /// Refs read in this rule, checked against the match length at the end.
   std::vector<std::pair<MatchRef, PackPos>> Refs;
@@ -961,8 +962,12 @@ void PackReader::readRule(const toml::table &T, unsigned Index) {
                                 Twine(It->second.Line) + ")");
   }
   // The kind of rule decides what the other keys may say.
-  if (const toml::node *M = T.get("match"))
+  MatchLength = 0;
+  if (const toml::node *M = T.get("match")) {
     readOps(*M, "match", R.Match);
+    // Refs are checked against what was written, typos included.
+    MatchLength = M->as_array() ? M->as_array()->size() : 0;
+  }
   const toml::node *WhenNode = T.get("when");
   if (T.get("match") && WhenNode)
     problem(pos(*WhenNode), "a rule has 'match' (a pattern rule) or 'when' "
@@ -1073,18 +1078,17 @@ void PackReader::readRule(const toml::table &T, unsigned Index) {
 }
 
 void PackReader::checkRefs() {
-  if (R.Match.empty())
+  if (!MatchLength)
     return;
   for (auto &[Ref, At] : Refs)
-    if (Ref.Index >= R.Match.size())
-      problem(At,
-              "'" + Ref.Spelling + "' is past the end of 'match' (" +
-                  Twine(R.Match.size()) + " op" +
-                  (R.Match.size() == 1 ? "" : "s") + ": match[0]" +
-                  (R.Match.size() > 1
-                       ? (" to match[" + Twine(R.Match.size() - 1) + "]").str()
-                       : "") +
-                  ")");
+    if (Ref.Index >= MatchLength)
+      problem(At, "'" + Ref.Spelling + "' is past the end of 'match' (" +
+                      Twine(MatchLength) + " op" +
+                      (MatchLength == 1 ? "" : "s") + ": match[0]" +
+                      (MatchLength > 1
+                           ? (" to match[" + Twine(MatchLength - 1) + "]").str()
+                           : "") +
+                      ")");
 }
 
 PackLoad PackReader::read() {
