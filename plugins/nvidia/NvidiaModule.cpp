@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PtxIntentLostInSassCheck.h"
+#include "StagingExplosionCheck.h"
 
 #include "gestell/Plugin.h"
 
@@ -15,6 +16,7 @@ void registerChecks(gestell::CheckRegistry &R) {
   using namespace gestell::nvidia;
   // Sorted by check id.
   R.add<PtxIntentLostInSassCheck>();
+  R.add<StagingExplosionCheck>();
 }
 
 } // namespace

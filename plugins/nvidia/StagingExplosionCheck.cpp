@@ -1,0 +1,374 @@
+//===- StagingExplosionCheck.cpp - nvidia-staging-explosion ---------------===//
+#include "StagingExplosionCheck.h"
+#include "KernelCode.h"
+
+#include "gestell/Locate.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cmath>
+#include <set>
+
+using namespace llvm;
+
+namespace gestell::nvidia {
+
+CheckInfo StagingExplosionCheck::info() {
+  CheckInfo I;
+  I.Id = "nvidia-staging-explosion";
+  I.Summary = "Loops move register fragments through shared memory, with the "
+              "barriers that takes, out of proportion to their tensor-core "
+              "work or far more than the baseline build";
+  I.Description =
+      "Counts, in the loops of the SASS, fragment staging (LDSM, STSM and the "
+      "LDS that read a shared-memory round trip back), CTA barriers (BAR) "
+      "and warp shuffles (SHFL). Alone, a loop fires when its staging or "
+      "barriers per warp-group / tcgen05 MMA exceed the thresholds. With "
+      "--baseline, the kernel fires when staging, barriers or shuffles in "
+      "loops grew by GrowthFactor and by MinGrowth instructions while the "
+      "tensor-core count held; kernels without MMA are judged only against "
+      "a baseline.";
+  I.Category = "performance";
+  I.DefaultLevel = Level::Warning;
+  I.Stages = {Stage::SASS};
+  return I;
+}
+
+StagingExplosionCheck::StagingExplosionCheck(StringRef Name,
+                                             CheckContext &Context)
+    : Check(Name, Context), StagingPerMma(Options.get("StagingPerMma", 0.5)),
+      BarriersPerMma(Options.get("BarriersPerMma", 1.5)),
+      MinMma(Options.get("MinMma", 4u)),
+      GrowthFactor(Options.get("GrowthFactor", 1.5)),
+      MinGrowth(Options.get("MinGrowth", 8u)),
+      TensorTolerance(Options.get("TensorTolerance", 0.25)) {}
+
+void StagingExplosionCheck::storeOptions(OptionMap &Opts) const {
+  Options.store(Opts, "StagingPerMma", StagingPerMma);
+  Options.store(Opts, "BarriersPerMma", BarriersPerMma);
+  Options.store(Opts, "MinMma", MinMma);
+  Options.store(Opts, "GrowthFactor", GrowthFactor);
+  Options.store(Opts, "MinGrowth", MinGrowth);
+  Options.store(Opts, "TensorTolerance", TensorTolerance);
+}
+
+namespace {
+
+enum Metric : unsigned { Staging, Barriers, Shuffles, NumMetrics };
+
+constexpr const char *MetricId[NumMetrics] = {"staging", "barriers",
+                                              "shuffles"};
+constexpr const char *SassWhat[NumMetrics] = {
+    "staging instructions (LDSM, STSM, LDS)", "CTA barriers (BAR)",
+    "warp shuffles (SHFL)"};
+constexpr const char *PtxWhat[NumMetrics] = {"ldmatrix, stmatrix and ld.shared",
+                                             "bar and barrier", "shfl"};
+
+std::optional<Metric> metricOf(Isa I, StringRef Opcode) {
+  if (I == Isa::SASS) {
+    if (inFamily(I, Opcode, "staging") || isSassSharedLoad(Opcode))
+      return Staging;
+    if (isSassBarrier(Opcode))
+      return Barriers;
+    if (isSassShuffle(Opcode))
+      return Shuffles;
+    return std::nullopt;
+  }
+  if (inFamily(I, Opcode, "staging") || isPtxSharedLoad(Opcode))
+    return Staging;
+  if (isPtxBarrier(Opcode))
+    return Barriers;
+  if (isPtxShuffle(Opcode))
+    return Shuffles;
+  return std::nullopt;
+}
+
+/// What one span of code (a loop, or every loop of a function) holds.
+struct Counts {
+  unsigned Of[NumMetrics] = {};
+  unsigned AsyncMma = 0;       ///< warp-group and tcgen05 MMA (SASS only)
+  unsigned Tensor = 0;         ///< the tensor family
+  unsigned Tmem = 0;           ///< the tmem family
+  StringMap<unsigned> Opcodes; ///< the metrics' opcodes
+};
+
+template <typename FunctionT>
+Counts countOf(const FunctionT &F, ArrayRef<uint32_t> Insts, Isa I) {
+  Counts C;
+  for (uint32_t Index : Insts) {
+    StringRef Op = F.Instructions[Index].Opcode;
+    if (std::optional<Metric> M = metricOf(I, Op)) {
+      ++C.Of[*M];
+      ++C.Opcodes[Op];
+    } else if (inFamily(I, Op, "tensor")) {
+      ++C.Tensor;
+      if (I == Isa::SASS && isSassAsyncMma(Op))
+        ++C.AsyncMma;
+    } else if (inFamily(I, Op, "tmem")) {
+      ++C.Tmem;
+    }
+  }
+  return C;
+}
+
+/// Every instruction of F inside some loop.
+template <typename FunctionT>
+std::vector<uint32_t> inLoops(const FunctionT &F) {
+  std::vector<uint32_t> Out;
+  for (uint32_t I = 0; I < F.Instructions.size(); ++I)
+    if (F.CF.inLoop(I))
+      Out.push_back(I);
+  return Out;
+}
+
+/// Where to point: the first instruction of Insts with the opcode that best
+/// shows what fired. Staging and shuffles come before barriers (a barrier
+/// says less about where the traffic is); among their opcodes, the one that
+/// grew most against Base ((head + 1) / (base + 1)), or without a baseline
+/// the most frequent one. NoIndex when no opcode of a fired metric is there.
+template <typename FunctionT>
+uint32_t pointAt(const FunctionT &F, ArrayRef<uint32_t> Insts, Isa I,
+                 const bool (&Fired)[NumMetrics], const Counts &Head,
+                 const Counts *Base) {
+  StringRef Best;
+  std::pair<bool, double> BestScore{false, -1};
+  for (const auto &E : Head.Opcodes) {
+    std::optional<Metric> M = metricOf(I, E.getKey());
+    if (!M || !Fired[*M])
+      continue;
+    double Score =
+        Base ? double(E.getValue() + 1) / (Base->Opcodes.lookup(E.getKey()) + 1)
+             : double(E.getValue());
+    std::pair<bool, double> Key{*M != Barriers, Score};
+    if (Key > BestScore || (Key == BestScore && E.getKey() < Best)) {
+      Best = E.getKey();
+      BestScore = Key;
+    }
+  }
+  for (uint32_t Index : Insts)
+    if (F.Instructions[Index].Opcode == Best)
+      return Index;
+  return NoIndex;
+}
+
+uint32_t outermost(const ControlFlow &CF, uint32_t Inst) {
+  uint32_t L = CF.loopOf(Inst);
+  while (L != NoIndex && CF.Loops[L].Parent != NoIndex)
+    L = CF.Loops[L].Parent;
+  return L;
+}
+
+/// A ttg.convert_layout inside an scf.for whose Python line is Src's.
+const Operation *conversionAt(const TtgirModule &M, const DiagLoc &Src) {
+  for (const Operation *Op : M.ops()) {
+    if (Op->Name != "ttg.convert_layout" || Op->loopDepth() == 0)
+      continue;
+    std::optional<DiagLoc> L = pythonSource(M, *Op);
+    if (L && L->File == Src.File && L->Line == Src.Line)
+      return Op;
+  }
+  return nullptr;
+}
+
+std::string opcodeList(const Counts &C, const bool (&Fired)[NumMetrics],
+                       Isa I) {
+  std::set<std::string> Ops;
+  for (const auto &E : C.Opcodes)
+    if (std::optional<Metric> M = metricOf(I, E.getKey()); M && Fired[*M])
+      Ops.insert(E.getKey().str());
+  std::string Out;
+  for (const std::string &Op : Ops)
+    Out += (Out.empty() ? "" : ", ") + Op;
+  return Out;
+}
+
+} // namespace
+
+Error StagingExplosionCheck::check(CheckInput &In) {
+  const Kernel &K = In.Kernel.kernel();
+  Expected<const SassModule &> Sass = In.Kernel.sass();
+  if (!Sass)
+    return Sass.takeError();
+  const SassFunction *SF = kernelFunction(*Sass, K.Name);
+  if (!SF)
+    return Error::success();
+  std::vector<uint32_t> HeadLoops = inLoops(*SF);
+  Counts Head = countOf(*SF, HeadLoops, Isa::SASS);
+
+  // The baseline's SASS, when there is one to compare with.
+  const SassFunction *BaseSF = nullptr;
+  if (In.Baseline) {
+    Expected<const SassModule &> B = In.Baseline->sass();
+    if (!B) {
+      Error E = B.takeError();
+      if (!E.isA<MissingStage>())
+        return E;
+      consumeError(std::move(E));
+    } else {
+      BaseSF = kernelFunction(*B, In.Baseline->kernel().Name);
+    }
+  }
+
+  bool Fired[NumMetrics] = {};
+  bool Growth = false;
+  std::optional<Counts> Base;
+  SmallVector<std::string, 4> Notes;
+  uint32_t At = NoIndex;
+
+  if (BaseSF) {
+    Base = countOf(*BaseSF, inLoops(*BaseSF), Isa::SASS);
+    double Moved = std::fabs(double(Head.Tensor) - double(Base->Tensor));
+    bool Holds = Base->Tensor ? Moved <= TensorTolerance * Base->Tensor
+                              : Head.Tensor == 0;
+    if (Holds) {
+      for (unsigned M = 0; M < NumMetrics; ++M) {
+        unsigned H = Head.Of[M], B = Base->Of[M];
+        double Threshold = std::max(GrowthFactor * B, double(B + MinGrowth));
+        if (H >= Threshold) {
+          Fired[M] = Growth = true;
+          Notes.push_back(std::to_string(H) + " " + SassWhat[M] +
+                          " in loops (baseline " + std::to_string(B) +
+                          ", threshold " + formatRatio(std::ceil(Threshold)) +
+                          ")");
+        }
+      }
+      if (Growth) {
+        Notes.push_back(std::to_string(Head.Tensor) +
+                        " tensor-core instructions in loops (baseline " +
+                        std::to_string(Base->Tensor) + ", holds within " +
+                        formatRatio(TensorTolerance * 100) + "%)");
+        if (Head.Tmem || Base->Tmem)
+          Notes.push_back(std::to_string(Head.Tmem) +
+                          " TMEM instructions in loops (baseline " +
+                          std::to_string(Base->Tmem) + ")");
+        At = pointAt(*SF, HeadLoops, Isa::SASS, Fired, Head, &*Base);
+      }
+    }
+  }
+
+  if (!Growth) {
+    // Alone: each outermost loop against its own asynchronous MMAs.
+    for (uint32_t L : outermostLoops(SF->CF)) {
+      std::vector<uint32_t> Insts = loopInstructions(SF->CF, L);
+      Counts C = countOf(*SF, Insts, Isa::SASS);
+      if (C.AsyncMma < MinMma)
+        continue;
+      double PerMma[NumMetrics];
+      for (unsigned M = 0; M < NumMetrics; ++M)
+        PerMma[M] = double(C.Of[M]) / C.AsyncMma;
+      bool Any = false;
+      std::fill(std::begin(Fired), std::end(Fired), false);
+      if (PerMma[Staging] > StagingPerMma)
+        Fired[Staging] = Any = true;
+      if (PerMma[Barriers] > BarriersPerMma)
+        Fired[Barriers] = Any = true;
+      if (!Any)
+        continue;
+      Notes.clear();
+      for (unsigned M : {Staging, Barriers})
+        if (Fired[M])
+          Notes.push_back(
+              std::to_string(C.Of[M]) + " " + SassWhat[M] +
+              " in the loop for " + std::to_string(C.AsyncMma) +
+              " warp-group / tcgen05 MMAs: " + formatRatio(PerMma[M]) +
+              " per MMA (threshold " +
+              formatRatio(M == Staging ? StagingPerMma : BarriersPerMma) + ")");
+      At = pointAt(*SF, Insts, Isa::SASS, Fired, C, nullptr);
+      Head = std::move(C);
+      break; // one warning per kernel: the first loop that fires
+    }
+  }
+  if (At == NoIndex)
+    return Error::success();
+
+  const SassInstruction &P = SF->Instructions[At];
+  SmallVector<std::string, 3> Names;
+  for (unsigned M = 0; M < NumMetrics; ++M)
+    if (Fired[M])
+      Names.push_back(MetricId[M]);
+  std::string What = join(Names, " and ");
+  auto D =
+      Growth ? diag(locate(*Sass, P), What + " in loops of kernel '" + K.Name +
+                                          "' grew against the baseline while "
+                                          "the tensor-core work held")
+             : diag(locate(*Sass, P),
+                    What + " in a loop of kernel '" + K.Name +
+                        "' out of proportion to its tensor-core work");
+  std::optional<DiagLoc> Src = pythonSource(*Sass, P);
+  D.source(Src);
+  for (const std::string &N : Notes)
+    D.note(N);
+  // The TTGIR, when present, names the loop's `for` line and the layout
+  // conversion at the primary instruction's Python line.
+  const TtgirModule *Ttgir = nullptr;
+  if (K.has(Stage::TTGIR)) {
+    if (Expected<const TtgirModule &> T = In.Kernel.ttgir())
+      Ttgir = &*T;
+    else
+      consumeError(T.takeError());
+  }
+  if (uint32_t L = outermost(SF->CF, At); L != NoIndex)
+    if (std::optional<DiagLoc> LoopSrc = loopSource(*Sass, *SF, L, Ttgir))
+      D.note(*LoopSrc, "in the loop at this Python line");
+
+  // The PTX as related evidence: the same metrics before ptxas.
+  if (Expected<const PtxModule &> Ptx = In.Kernel.ptx()) {
+    if (const PtxFunction *PF = kernelFunction(*Ptx, K.Name)) {
+      std::vector<uint32_t> PtxLoops = inLoops(*PF);
+      Counts PH = countOf(*PF, PtxLoops, Isa::PTX);
+      std::optional<Counts> PB;
+      if (Growth && In.Baseline) {
+        if (Expected<const PtxModule &> BP = In.Baseline->ptx()) {
+          if (const PtxFunction *BF =
+                  kernelFunction(*BP, In.Baseline->kernel().Name))
+            PB = countOf(*BF, inLoops(*BF), Isa::PTX);
+        } else {
+          consumeError(BP.takeError());
+        }
+      }
+      uint32_t PAt =
+          pointAt(*PF, PtxLoops, Isa::PTX, Fired, PH, PB ? &*PB : nullptr);
+      if (PAt != NoIndex) {
+        std::string Msg = "the PTX has";
+        bool First = true;
+        for (unsigned M = 0; M < NumMetrics; ++M) {
+          if (!Fired[M])
+            continue;
+          Msg += (First ? " " : ", ") + std::to_string(PH.Of[M]) + " " +
+                 PtxWhat[M] +
+                 (PB ? " (baseline " + std::to_string(PB->Of[M]) + ")"
+                     : std::string());
+          First = false;
+        }
+        Msg += " in loops";
+        D.related(locate(*Ptx, PF->Instructions[PAt]),
+                  "the same traffic in the PTX");
+        D.note(locate(*Ptx, PF->Instructions[PAt]), Msg);
+      }
+    }
+  } else {
+    consumeError(Ptx.takeError());
+  }
+
+  if (Src && Ttgir)
+    if (const Operation *Cvt = conversionAt(*Ttgir, *Src))
+      D.related(locate(*Ttgir, *Cvt),
+                "a ttg.convert_layout in the loop at the same Python line");
+
+  D.hint("TritonGPU layout conversion (ttg.convert_layout in the loop)",
+         "fragments go through shared memory or between lanes in every "
+         "iteration: look for a ttg.convert_layout inside the scf.for, "
+         "usually one a pass added (remove-layout-conversions, the MMA or "
+         "TMEM operand lowering), and make producer and consumer agree on "
+         "the layout (triton-redundant-layout-conversion names redundant "
+         "ones)");
+  D.context(Growth ? "growth" : "per-mma");
+  for (const std::string &N : Names)
+    D.context(N);
+  D.context(opcodeList(Head, Fired, Isa::SASS));
+  return Error::success();
+}
+
+} // namespace gestell::nvidia
