@@ -4,6 +4,9 @@
 // [--fail-on=EXPR]... STATE STATE [STATE...]`: the first state (a bundle
 // path) is the base, every later one is compared with it, kernel by kernel
 // (KernelMatch.h). docs/diff.md describes the report and its JSON form.
+// The enabled checks run on every state too (DiffChecks.cpp; --checks,
+// --config, --load as for gestell check): the report lists the results
+// that are new in a later state, and those that no longer fire.
 //
 // Every kernel of every state is read on a worker thread (metrics, match
 // key, TTGIR summary) and its parses released; the report is built and
@@ -92,6 +95,22 @@ cl::list<std::string>
                cl::desc("Read Python sources named FROM... in the debug info "
                         "from TO... (repeatable), to show their lines"),
                cl::value_desc("FROM=TO"), GESTELL_DIFF_OPTION);
+
+cl::opt<std::string>
+    ChecksOpt("checks",
+              cl::desc("Checks to run on every state (globs after the "
+                       "config's, as gestell check); --checks=-* runs none"),
+              cl::value_desc("GLOBS"), GESTELL_DIFF_OPTION);
+cl::opt<std::string> ConfigOpt("config",
+                               cl::desc("Use this config file instead of the "
+                                        "nearest .gestell.toml"),
+                               cl::value_desc("FILE"), GESTELL_DIFF_OPTION);
+cl::list<std::string> LoadOpt("load", cl::desc("Load a check plugin"),
+                              cl::value_desc("PLUGIN"), GESTELL_DIFF_OPTION);
+cl::opt<bool> AllowConfigPluginsOpt(
+    "allow-config-plugins",
+    cl::desc("Load the plugins a config file names (off by default)"),
+    GESTELL_DIFF_OPTION);
 
 constexpr StringRef Me = "gestell diff: ";
 
@@ -259,6 +278,12 @@ int runDiff() {
   DiffReport R =
       buildDiffReport(States, Families, Gates, DiffOptions{OpcodesOpt});
   fillSourceLines(R, Maps);
+  attachCheckFindings(
+      R,
+      DiffCheckOptions{ChecksOpt, ConfigOpt,
+                       std::vector<std::string>(LoadOpt.begin(), LoadOpt.end()),
+                       AllowConfigPluginsOpt, JobsOpt},
+      Opts);
   for (const std::string &P : R.Problems)
     errs() << Me << P << "\n";
   for (const std::string &U : R.GateUnknown)

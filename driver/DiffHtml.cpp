@@ -237,6 +237,28 @@ void ttgirSection(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
     OS << "</table>\n";
 }
 
+void findings(raw_ostream &OS, const DiffReport &R, ArrayRef<CheckFinding> Fs) {
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    const CheckFinding &F = Fs[I];
+    if (I == 0 || F.State != Fs[I - 1].State || F.Change != Fs[I - 1].Change)
+      OS << (I ? "</ul>\n" : "") << "<h3>"
+         << (F.Change == "new" ? "Checks that fire only in "
+                               : "Checks that no longer fire in ")
+         << esc(R.States[F.State]->Label) << "</h3>\n<ul class=\"checks\">\n";
+    OS << "<li class=\"finding\" data-check=\"" << esc(F.CheckId)
+       << "\" data-change=\"" << esc(F.Change) << "\" data-state=\""
+       << esc(R.States[F.State]->Label) << "\"><b>" << esc(F.Level)
+       << "</b> <code>" << esc(F.CheckId) << "</code>: " << esc(F.Message)
+       << " <code>" << esc(sys::path::filename(F.File))
+       << (F.Line ? ":" + std::to_string(F.Line) : std::string()) << "</code>";
+    if (!F.Source.empty())
+      OS << " <code>" << esc(F.Source) << "</code>";
+    OS << "</li>\n";
+  }
+  if (!Fs.empty())
+    OS << "</ul>\n";
+}
+
 void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "<section class=\"kernel\" data-kernel=\"" << esc(D.Name)
      << "\" data-changed=\"" << (D.Changed ? "true" : "false") << "\">\n";
@@ -311,6 +333,8 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
     OS << "</tr>\n";
   }
   OS << "</table>\n";
+
+  findings(OS, R, D.Checks);
 
   for (const GateResult &G : D.Gates) {
     OS << "<p class=\"gate\">gate <code>" << esc(G.Expr) << "</code>";
@@ -393,6 +417,10 @@ void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
          << esc(U.Summary->Key.str()) << "</code> matches "
          << U.Candidates.size() << " base kernels</li>\n";
     OS << "</ul>\n";
+  }
+  if (!R.OtherChecks.empty()) {
+    OS << "<h2>Kernels without a match</h2>\n";
+    findings(OS, R, R.OtherChecks);
   }
   if (!R.Problems.empty()) {
     OS << "<h2>Problems</h2>\n<ul>\n";

@@ -73,6 +73,27 @@ void gateResult(json::OStream &J, const ExprResult &E) {
   J.objectEnd();
 }
 
+void findings(json::OStream &J, const DiffReport &R, StringRef Key,
+              ArrayRef<CheckFinding> Fs) {
+  J.attributeArray(Key, [&] {
+    for (const CheckFinding &F : Fs)
+      J.object([&] {
+        J.attribute("state", R.States[F.State]->Label);
+        J.attribute("change", F.Change);
+        J.attribute("check", F.CheckId);
+        J.attribute("level", F.Level);
+        J.attribute("message", F.Message);
+        J.attribute("kernel", F.Kernel);
+        J.attribute("dir", F.Dir);
+        J.attribute("file", F.File);
+        J.attribute("line", F.Line);
+        J.attribute("column", F.Column);
+        J.attribute("source", F.Source.empty() ? json::Value(nullptr)
+                                               : json::Value(F.Source));
+      });
+  });
+}
+
 void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
   J.objectBegin();
   J.attribute("name", D.Name);
@@ -164,6 +185,7 @@ void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
     for (const ResourceRow &Row : D.Resources)
       optionalArray(J, Row.Name, Row.Values);
   });
+  findings(J, R, "checks", D.Checks);
   J.attributeArray("gates", [&] {
     for (const GateResult &G : D.Gates)
       J.object([&] {
@@ -221,6 +243,14 @@ void writeDiffJson(raw_ostream &OS, const DiffReport &R) {
   J.attributeArray("ambiguous", [&] {
     for (const UnmatchedKernel &U : R.Ambiguous)
       unmatched(J, R, U);
+  });
+  J.attributeObject("checks", [&] {
+    J.attribute("ran", R.ChecksRan);
+    J.attributeArray("enabled", [&] {
+      for (const std::string &C : R.EnabledChecks)
+        J.value(C);
+    });
+    findings(J, R, "unmatched_kernels", R.OtherChecks);
   });
   J.attributeObject("gate", [&] {
     J.attributeArray("exprs", [&] {

@@ -44,6 +44,24 @@ std::string text(StringRef S) {
   return Out;
 }
 
+/// Prose (check messages): only what GitHub would misread is escaped, so
+/// layouts like #ttg.linear<{register = [[0, 1]]}> stay readable.
+std::string prose(StringRef S) {
+  std::string Out;
+  for (char C : S) {
+    if (C == '<')
+      Out += "&lt;";
+    else if (C == '>')
+      Out += "&gt;";
+    else {
+      if (StringRef("\\`*|").contains(C))
+        Out += '\\';
+      Out += C;
+    }
+  }
+  return Out;
+}
+
 void tableRow(raw_ostream &OS, ArrayRef<std::string> Cells) {
   OS << "|";
   for (const std::string &C : Cells)
@@ -106,6 +124,25 @@ std::string siteText(const TtgirOpSite &S) {
   if (!S.SourceText.empty())
     Out += ": " + code(S.SourceText);
   return Out;
+}
+
+void findings(raw_ostream &OS, const DiffReport &R, ArrayRef<CheckFinding> Fs) {
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    const CheckFinding &F = Fs[I];
+    if (I == 0 || F.State != Fs[I - 1].State || F.Change != Fs[I - 1].Change)
+      OS << (I ? "\n" : "")
+         << (F.Change == "new" ? "Checks that fire only in "
+                               : "Checks that no longer fire in ")
+         << text(R.States[F.State]->Label) << ":\n\n";
+    std::string Where = sys::path::filename(F.File).str();
+    if (F.Line)
+      Where += ":" + std::to_string(F.Line);
+    OS << "- **" << F.Level << "** " << code(F.CheckId) << ": "
+       << prose(F.Message) << " (" << code(Where)
+       << (F.Source.empty() ? "" : ", " + code(F.Source)) << ")\n";
+  }
+  if (!Fs.empty())
+    OS << "\n";
 }
 
 void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
@@ -203,6 +240,7 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   } else {
     OS << "Resources: no change.\n\n";
   }
+  findings(OS, R, D.Checks);
 }
 
 } // namespace
@@ -258,6 +296,10 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
        << " base kernels\n";
   if (!R.Appeared.empty() || !R.Ambiguous.empty())
     OS << "\n";
+  if (!R.OtherChecks.empty()) {
+    OS << "Kernels without a match:\n\n";
+    findings(OS, R, R.OtherChecks);
+  }
   for (const std::string &P : R.Problems)
     OS << "- problem: " << code(P) << "\n";
 }

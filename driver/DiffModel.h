@@ -139,6 +139,21 @@ struct KernelInState {
   std::vector<const KernelSummary *> Candidates; ///< Ambiguous
 };
 
+/// A check result that one state has and the base has not ("new"), or
+/// that the base has and a later state has not ("absent": no longer fires).
+struct CheckFinding {
+  unsigned State = 0; ///< the later state compared with the base
+  std::string Change; ///< "new" or "absent"
+  std::string CheckId;
+  std::string Level; ///< "warning", "error", "remark"
+  std::string Message;
+  std::string File; ///< the artifact (of the later state, or the base)
+  unsigned Line = 0, Column = 0;
+  std::string Source; ///< the Python line "file:line:col", or ""
+  std::string Kernel; ///< kernel name
+  std::string Dir;    ///< its folder
+};
+
 struct KernelDiff {
   std::string Name;
   MatchKey Key;
@@ -151,6 +166,9 @@ struct KernelDiff {
   std::vector<TtgirChange> Ttgir;
   std::vector<ResourceRow> Resources;
   std::vector<GateResult> Gates;
+  /// Check results new in a later state, or absent from it (DiffChecks.cpp),
+  /// in state order, then report order.
+  std::vector<CheckFinding> Checks;
   /// Anything changed against any state (counts, TTGIR, resources).
   bool Changed = false;
   bool countsChanged(Isa I) const;
@@ -177,6 +195,11 @@ struct DiffReport {
   std::vector<std::string> GateUnknown;
   /// Problems reading inputs ("file:line:col: message").
   std::vector<std::string> Problems;
+  /// Whether the checks ran (DiffChecks.cpp), and which were enabled.
+  bool ChecksRan = false;
+  std::vector<std::string> EnabledChecks;
+  /// Check changes of kernels that have no row (appeared, ambiguous).
+  std::vector<CheckFinding> OtherChecks;
 };
 
 struct DiffOptions {
@@ -187,6 +210,23 @@ struct DiffOptions {
 DiffReport buildDiffReport(const std::vector<StateSummary> &States,
                            const FamilyTable &Families,
                            llvm::ArrayRef<Expr> Gates, DiffOptions Opts);
+
+/// How the diff runs the lint engine (the check verb's options).
+struct DiffCheckOptions {
+  std::string Checks;            ///< --checks globs, after the config's
+  std::string ConfigFile;        ///< --config
+  std::vector<std::string> Load; ///< --load
+  bool AllowConfigPlugins = false;
+  unsigned Threads = 0;
+};
+
+/// Runs the enabled checks on every later state against the base (as
+/// `gestell check --baseline` does) and records, per kernel, the results
+/// that are new in a later state or absent from it. Tool failures (a
+/// config, a plugin, a check that failed) go to R.Problems. AnalysisOptions
+/// as for the counts.
+void attachCheckFindings(DiffReport &R, const DiffCheckOptions &Opts,
+                         const AnalysisOptions &Analysis);
 
 /// Maps a path as the debug info names it to a local one (--path-map).
 struct PathMap {

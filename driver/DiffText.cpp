@@ -234,6 +234,34 @@ void writeGates(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   }
 }
 
+void writeFindings(raw_ostream &OS, const DiffReport &R,
+                   ArrayRef<CheckFinding> Findings, unsigned Indent) {
+  std::string Pad(Indent, ' ');
+  for (size_t I = 0; I < Findings.size(); ++I) {
+    const CheckFinding &F = Findings[I];
+    if (I == 0 || F.State != Findings[I - 1].State ||
+        F.Change != Findings[I - 1].Change) {
+      size_t N = 0;
+      for (size_t J = I; J < Findings.size() && Findings[J].State == F.State &&
+                         Findings[J].Change == F.Change;
+           ++J)
+        ++N;
+      OS << Pad
+         << (F.Change == "new" ? "checks that fire only in "
+                               : "checks that no longer fire in ")
+         << R.States[F.State]->Label << " (" << N << ")\n";
+    }
+    OS << Pad << "  " << F.Level << ": " << F.Message << " [" << F.CheckId
+       << "]\n";
+    OS << Pad << "    " << fileName(F.File);
+    if (F.Line)
+      OS << ":" << F.Line << (F.Column ? ":" + std::to_string(F.Column) : "");
+    if (!F.Source.empty())
+      OS << "  " << F.Source;
+    OS << "\n";
+  }
+}
+
 void writeKernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "\n" << D.Name;
   if (!D.Key.Target.empty())
@@ -270,6 +298,10 @@ void writeKernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
     writeTtgir(OS, R, D);
     writeResources(OS, R, D);
   }
+  if (!D.Checks.empty()) {
+    OS << "\n";
+    writeFindings(OS, R, D.Checks, 2);
+  }
   writeGates(OS, R, D);
 }
 
@@ -303,6 +335,11 @@ void writeDiffText(raw_ostream &OS, const DiffReport &R) {
       OS << "  " << displayDir(*C) << "\n";
   }
 
+  if (!R.OtherChecks.empty()) {
+    OS << "\nkernels without a match:\n";
+    writeFindings(OS, R, R.OtherChecks, 0);
+  }
+
   size_t Changed =
       count_if(R.Kernels, [](const KernelDiff &D) { return D.Changed; });
   size_t Disappeared = 0, Ambiguous = 0;
@@ -316,6 +353,18 @@ void writeDiffText(raw_ostream &OS, const DiffReport &R) {
      << Changed << " changed, " << R.Appeared.size() << " appeared, "
      << Disappeared << " disappeared, " << Ambiguous + R.Ambiguous.size()
      << " ambiguous\n";
+  if (R.ChecksRan && !R.EnabledChecks.empty()) {
+    size_t New = 0, Gone = 0;
+    auto tally = [&](ArrayRef<CheckFinding> Fs) {
+      for (const CheckFinding &F : Fs)
+        (F.Change == "new" ? New : Gone) += 1;
+    };
+    for (const KernelDiff &D : R.Kernels)
+      tally(D.Checks);
+    tally(R.OtherChecks);
+    OS << "checks: " << R.EnabledChecks.size() << " enabled, " << New
+       << " results only in a later state, " << Gone << " only in the base\n";
+  }
   if (!R.GateExprs.empty()) {
     OS << "gate: ";
     if (R.GateHeld.empty())
