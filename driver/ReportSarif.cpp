@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "Report.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -77,6 +78,9 @@ json::Object rule(const RegisteredCheck &C, const ReportOptions &Opt) {
   json::Array Tags{I.Category};
   if (C.Module != I.Category)
     Tags.push_back(C.Module);
+  for (const std::string &T : I.Tags)
+    if (!is_contained(Tags, json::Value(T)))
+      Tags.push_back(T);
   return json::Object{
       {"id", I.Id},
       {"shortDescription", text(I.Summary)},

@@ -20,6 +20,7 @@ CheckInfo ruleCheckInfo(const Rule &R, StringRef DefaultDoc) {
   Info.Summary = R.Summary;
   Info.Description = R.Description;
   Info.Category = R.Category;
+  Info.Tags = R.Tags;
   Info.DefaultLevel = R.Severity;
   if (R.ReadStage)
     Info.Stages = {*R.ReadStage};

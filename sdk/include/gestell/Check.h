@@ -52,6 +52,9 @@ struct CheckInfo {
   std::string Description;
   /// "performance", "correctness", "portability", ...
   std::string Category = "performance";
+  /// Labels besides the category and the module, for SARIF properties.tags
+  /// (a rule pack's `tags`: "blackwell", "layout").
+  std::vector<std::string> Tags;
   Level DefaultLevel = Level::Warning;
   /// The stages the check reads. The engine runs the check on a kernel only
   /// when all of them are present, and parses only what checks ask for.
