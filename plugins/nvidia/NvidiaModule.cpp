@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PtxIntentLostInSassCheck.h"
+#include "RegisterSpillCheck.h"
 #include "StagingExplosionCheck.h"
 
 #include "gestell/Plugin.h"
@@ -16,6 +17,7 @@ void registerChecks(gestell::CheckRegistry &R) {
   using namespace gestell::nvidia;
   // Sorted by check id.
   R.add<PtxIntentLostInSassCheck>();
+  R.add<RegisterSpillCheck>();
   R.add<StagingExplosionCheck>();
 }
 

@@ -1,0 +1,185 @@
+//===- RegisterSpillCheck.cpp - nvidia-register-spill ---------------------===//
+#include "RegisterSpillCheck.h"
+#include "KernelCode.h"
+
+#include "gestell/Locate.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace gestell::nvidia {
+
+CheckInfo RegisterSpillCheck::info() {
+  CheckInfo I;
+  I.Id = "nvidia-register-spill";
+  I.Summary = "Registers spilled to local memory inside loops (STL/LDL in the "
+              "SASS, a stack frame in the cubin)";
+  I.Description =
+      "ptxas ran out of registers and keeps values in local memory: the "
+      "cubin records the stack frame, the SASS has the STL/LDL. Spills "
+      "inside a loop are paid on every iteration (warning, at the first "
+      "spill in a loop, with the loop's Python line and the registers in "
+      "use); spills outside loops (or fewer in loops than MinLoopSpills), "
+      "or a stack frame when there is no SASS "
+      "to place them, are a remark.";
+  I.Category = "performance";
+  I.DefaultLevel = Level::Warning;
+  I.Stages = {Stage::Cubin};
+  return I;
+}
+
+RegisterSpillCheck::RegisterSpillCheck(StringRef Name, CheckContext &Context)
+    : Check(Name, Context), MinLoopSpills(Options.get("MinLoopSpills", 1u)),
+      Remarks(Options.get("Remarks", true)) {}
+
+void RegisterSpillCheck::storeOptions(OptionMap &Opts) const {
+  Options.store(Opts, "MinLoopSpills", MinLoopSpills);
+  Options.store(Opts, "Remarks", Remarks);
+}
+
+namespace {
+/// "255 registers per thread (limit 255)".
+std::string registersNote(const CubinKernel &CK, const Kernel &K) {
+  std::string S = std::to_string(CK.Registers) + " registers per thread";
+  if (CK.MaxRegisters)
+    S += " (ptxas limit " + std::to_string(*CK.MaxRegisters) + ")";
+  else if (K.Meta && K.Meta->MaxNReg)
+    S += " (maxnreg " + std::to_string(*K.Meta->MaxNReg) + ")";
+  if (K.Meta && K.Meta->NumWarps)
+    S += ", " + std::to_string(*K.Meta->NumWarps) + " warps";
+  return S;
+}
+} // namespace
+
+Error RegisterSpillCheck::check(CheckInput &In) {
+  const Kernel &K = In.Kernel.kernel();
+  Expected<const CubinInfo &> Cubin = In.Kernel.cubin();
+  if (!Cubin)
+    return Cubin.takeError();
+  const CubinKernel *CK = Cubin->find(K.Name);
+  if (!CK) {
+    for (const CubinKernel &C : Cubin->Kernels)
+      if (C.IsEntry) {
+        if (CK) // several kernels, none named like this one: do not guess
+          return Error::success();
+        CK = &C;
+      }
+    if (!CK)
+      return Error::success();
+  }
+  DiagLoc CubinLoc = DiagLoc::artifact(Stage::Cubin, Cubin->Path);
+  std::string Frame = "stack frame of " + std::to_string(CK->Stack) + " bytes";
+
+  Expected<const SassModule &> Sass = In.Kernel.sass();
+  if (!Sass) {
+    Error E = Sass.takeError();
+    if (!E.isA<MissingStage>())
+      return E;
+    consumeError(std::move(E));
+    if (!Remarks || (CK->Stack == 0 && CK->Local == 0))
+      return Error::success();
+    auto D = diag(CubinLoc,
+                  "kernel '" + K.Name + "' has a " + Frame +
+                      " and no SASS to show where it spills",
+                  Level::Remark);
+    D.note(registersNote(*CK, K));
+    D.hint("ptxas register allocation",
+           "give gestell an nvdisasm (--nvdisasm, PATH or the triton "
+           "package) to see whether the spills are inside a loop");
+    D.context("stack-without-sass");
+    return Error::success();
+  }
+  const SassFunction *SF = kernelFunction(*Sass, K.Name);
+  if (!SF)
+    return Error::success();
+
+  unsigned Total = 0, InLoops = 0, LoadsInLoops = 0;
+  uint32_t FirstInLoop = NoIndex, First = NoIndex;
+  std::set<std::string> Ops;
+  for (uint32_t I = 0; I < SF->Instructions.size(); ++I) {
+    StringRef Op = SF->Instructions[I].Opcode;
+    if (!inFamily(Isa::SASS, Op, "spill"))
+      continue;
+    ++Total;
+    if (First == NoIndex)
+      First = I;
+    if (!SF->CF.inLoop(I))
+      continue;
+    ++InLoops;
+    Ops.insert(Op.split('.').first.str());
+    if (Op.starts_with("LDL"))
+      ++LoadsInLoops;
+    if (FirstInLoop == NoIndex)
+      FirstInLoop = I;
+  }
+  if (Total == 0)
+    return Error::success();
+
+  if (InLoops >= MinLoopSpills && FirstInLoop != NoIndex) {
+    const SassInstruction &At = SF->Instructions[FirstInLoop];
+    auto D = diag(locate(*Sass, At),
+                  "kernel '" + K.Name + "' spills registers inside a loop: " +
+                      Twine(InLoops) + " local-memory accesses in loops at " +
+                      Twine(CK->Registers) + " registers");
+    D.source(pythonSource(*Sass, At));
+    D.related(CubinLoc, "the cubin: registers and stack frame");
+    D.note(Twine(InLoops) + " spill instructions in loops (threshold " +
+           Twine(MinLoopSpills) + "): " + Twine(InLoops - LoadsInLoops) +
+           " STL, " + Twine(LoadsInLoops) + " LDL; " + Twine(Total) +
+           " in the kernel");
+    D.note(CubinLoc, registersNote(*CK, K) + ", " + Frame);
+    const TtgirModule *Ttgir = nullptr;
+    if (K.has(Stage::TTGIR)) {
+      if (Expected<const TtgirModule &> T = In.Kernel.ttgir())
+        Ttgir = &*T;
+      else
+        consumeError(T.takeError());
+    }
+    uint32_t L = SF->CF.loopOf(FirstInLoop);
+    while (L != NoIndex && SF->CF.Loops[L].Parent != NoIndex)
+      L = SF->CF.Loops[L].Parent;
+    if (std::optional<DiagLoc> LoopSrc = loopSource(*Sass, *SF, L, Ttgir))
+      D.note(*LoopSrc, "in the loop at this Python line");
+    D.hint("ptxas register allocation",
+           "the loop needs more registers than ptxas can give each thread "
+           "(at most 255, fewer under maxnreg): shrink the tiles "
+           "(BLOCK_M/BLOCK_N/BLOCK_K) or num_stages, raise num_warps so each "
+           "thread holds less of the tile, or give the computing partition "
+           "of a warp-specialized kernel more registers (maxnreg, "
+           "setmaxnreg budgets)");
+    D.context("spill-in-loop");
+    for (const std::string &Op : Ops)
+      D.context(Op);
+    return Error::success();
+  }
+
+  // Spills that do not reach the warning: outside loops, or fewer in loops
+  // than MinLoopSpills.
+  if (!Remarks)
+    return Error::success();
+  const SassInstruction &At =
+      SF->Instructions[FirstInLoop != NoIndex ? FirstInLoop : First];
+  auto D = diag(
+      locate(*Sass, At),
+      "kernel '" + K.Name + "' spills registers: " + Twine(Total) +
+          " local-memory accesses at " + Twine(CK->Registers) + " registers, " +
+          (InLoops ? Twine(InLoops) + " in loops" : Twine("none in a loop")),
+      Level::Remark);
+  D.source(pythonSource(*Sass, At));
+  D.related(CubinLoc, "the cubin: registers and stack frame");
+  D.note(Twine(InLoops) + " spill instructions in loops (threshold " +
+         Twine(MinLoopSpills) + "), " + Twine(Total) + " in the kernel");
+  D.note(CubinLoc, registersNote(*CK, K) + ", " + Frame);
+  D.hint("ptxas register allocation",
+         InLoops ? "fewer spills in loops than MinLoopSpills; each is a "
+                   "local-memory access on every iteration, and they show the "
+                   "kernel at its register limit"
+                 : "spills outside loops cost little; they show the kernel at "
+                   "its register limit, where a small change can push spills "
+                   "into the loop");
+  D.context(InLoops ? "spill-below-threshold" : "spill-outside-loops");
+  return Error::success();
+}
+
+} // namespace gestell::nvidia
