@@ -8,6 +8,7 @@
 #include "PtxIntentLostInSassCheck.h"
 #include "RegisterSpillCheck.h"
 #include "StagingExplosionCheck.h"
+#include "TmaFallbackCheck.h"
 
 #include "gestell/Plugin.h"
 
@@ -19,6 +20,7 @@ void registerChecks(gestell::CheckRegistry &R) {
   R.add<PtxIntentLostInSassCheck>();
   R.add<RegisterSpillCheck>();
   R.add<StagingExplosionCheck>();
+  R.add<TmaFallbackCheck>();
 }
 
 } // namespace

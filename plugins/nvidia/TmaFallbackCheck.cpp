@@ -1,0 +1,265 @@
+//===- TmaFallbackCheck.cpp - nvidia-tma-fallback -------------------------===//
+#include "TmaFallbackCheck.h"
+#include "KernelCode.h"
+
+#include "gestell/Locate.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <memory>
+#include <set>
+
+using namespace llvm;
+
+namespace gestell::nvidia {
+
+CheckInfo TmaFallbackCheck::info() {
+  CheckInfo I;
+  I.Id = "nvidia-tma-fallback";
+  I.Summary = "Tensor descriptors in the Triton IR but no TMA copy in the PTX "
+              "or SASS: the descriptor loads fell back to plain memory "
+              "instructions";
+  I.Description =
+      "The kernel uses tensor descriptors (tt.make_tensor_descriptor, "
+      "tt.descriptor_load / _store, !tt.tensordesc, ttng.async_tma_*) in its "
+      ".source, .ttir or .ttgir, but its PTX has no cp.async.bulk.tensor and "
+      "its SASS no UTMALDG / UTMASTG (the family table's `tma` mapping). On "
+      "targets without TMA (before sm_90) Triton rewrites descriptors into "
+      "pointer loads and stores, which is correct but not what the kernel "
+      "was written for.";
+  I.Category = "performance";
+  I.DefaultLevel = Level::Warning;
+  I.Stages = {Stage::PTX};
+  return I;
+}
+
+TmaFallbackCheck::TmaFallbackCheck(StringRef Name, CheckContext &Context)
+    : Check(Name, Context) {}
+
+namespace {
+
+bool isDescriptorAccess(StringRef Name) {
+  if (Name.starts_with("tt.descriptor_"))
+    return true;
+  return Name.starts_with("ttng.async_tma_") && !Name.ends_with("_wait");
+}
+
+bool isDescriptorStore(StringRef Name) {
+  return Name.contains("store") || Name.contains("local_to_global") ||
+         Name.contains("scatter") || Name.contains("reduce");
+}
+
+bool usesDescriptorType(const Operation &Op) {
+  for (const Value *V : Op.Results)
+    if (V->Ty && V->Ty->K == Type::Kind::TensorDesc)
+      return true;
+  for (const Value *V : Op.Operands)
+    if (V->Ty && V->Ty->K == Type::Kind::TensorDesc)
+      return true;
+  return false;
+}
+
+/// What one IR stage says about tensor descriptors.
+struct DescriptorUse {
+  Stage S = Stage::Source;
+  unsigned Loads = 0, Stores = 0, Made = 0;
+  const Operation *FirstAccess = nullptr;
+  std::set<std::string> Ops;
+  bool any() const { return Loads || Stores || Made; }
+};
+
+DescriptorUse descriptorsIn(const TtgirModule &M, Stage S) {
+  DescriptorUse U;
+  U.S = S;
+  for (const Operation *Op : M.ops()) {
+    if (isDescriptorAccess(Op->Name)) {
+      ++(isDescriptorStore(Op->Name) ? U.Stores : U.Loads);
+      U.Ops.insert(Op->Name.str());
+      if (!U.FirstAccess)
+        U.FirstAccess = Op;
+    } else if (Op->Name == "tt.make_tensor_descriptor" ||
+               Op->Name == "ttng.reinterpret_tensor_descriptor" ||
+               Op->Name == "ttng.tensormap_create" || usesDescriptorType(*Op)) {
+      ++U.Made;
+    }
+  }
+  return U;
+}
+
+/// The first op of M at the Python line of Src that reads or writes memory.
+const Operation *memoryOpAt(const TtgirModule &M, const DiagLoc &Src) {
+  for (const Operation *Op : M.ops()) {
+    StringRef N = Op->Name;
+    if (!(N.contains("load") || N.contains("store") || N.contains("copy")))
+      continue;
+    std::optional<DiagLoc> L = pythonSource(M, *Op);
+    if (L && L->File == Src.File && L->Line == Src.Line)
+      return Op;
+  }
+  return nullptr;
+}
+
+/// "sm_80" -> 80; 0 when not an sm_ target.
+unsigned smNumber(StringRef Target) {
+  Target = Target.split(',').first.trim();
+  unsigned N = 0;
+  if (!Target.consume_front("sm_"))
+    return 0;
+  Target = Target.take_while(isDigit);
+  return Target.getAsInteger(10, N) ? 0 : N;
+}
+
+} // namespace
+
+Error TmaFallbackCheck::check(CheckInput &In) {
+  const Kernel &K = In.Kernel.kernel();
+  Expected<const PtxModule &> Ptx = In.Kernel.ptx();
+  if (!Ptx)
+    return Ptx.takeError();
+
+  // TMA in the PTX and SASS: the `tma` mapping of the family table.
+  const FamilyTable &Table = FamilyTable::builtin();
+  unsigned TmaMapping = NoFamily;
+  for (unsigned M = 0; M < Table.mappings().size(); ++M)
+    if (Table.mappings()[M].Id == "tma")
+      TmaMapping = M;
+  if (TmaMapping == NoFamily)
+    return createStringError(inconvertibleErrorCode(),
+                             "the instruction family table has no 'tma' "
+                             "mapping");
+  for (const PtxFunction &F : Ptx->Functions)
+    for (const PtxInstruction &I : F.Instructions)
+      if (Table.mappingOf(Isa::PTX, I.Opcode) == TmaMapping)
+        return Error::success();
+  const SassModule *Sass = nullptr;
+  if (Expected<const SassModule &> S = In.Kernel.sass()) {
+    Sass = &*S;
+    for (const SassFunction &F : S->Functions)
+      for (const SassInstruction &I : F.Instructions)
+        if (Table.mappingOf(Isa::SASS, I.Opcode) == TmaMapping)
+          return Error::success();
+  } else {
+    consumeError(S.takeError());
+  }
+
+  // Descriptors in the IR stages, earliest first. A stage that does not
+  // parse is no evidence either way.
+  std::vector<std::unique_ptr<TtgirModule>> Owned;
+  std::vector<std::pair<const TtgirModule *, DescriptorUse>> Stages;
+  for (Stage S : {Stage::Source, Stage::TTIR, Stage::TTGIR}) {
+    if (!K.has(S))
+      continue;
+    const TtgirModule *M = nullptr;
+    if (S == Stage::TTGIR) {
+      Expected<const TtgirModule &> T = In.Kernel.ttgir();
+      if (!T) {
+        consumeError(T.takeError());
+        continue;
+      }
+      M = &*T;
+    } else {
+      Expected<std::unique_ptr<TtgirModule>> T = parseTtgir(K.path(S));
+      if (!T) {
+        consumeError(T.takeError());
+        continue;
+      }
+      Owned.push_back(std::move(*T));
+      M = Owned.back().get();
+    }
+    Stages.push_back({M, descriptorsIn(*M, S)});
+  }
+  const TtgirModule *AskedIn = nullptr;
+  const DescriptorUse *Asked = nullptr;
+  for (const auto &[M, U] : Stages)
+    if (U.FirstAccess) {
+      AskedIn = M;
+      Asked = &U;
+      break;
+    }
+  if (!Asked)
+    return Error::success();
+
+  const Operation &Op = *Asked->FirstAccess;
+  StringRef StageName = stageSuffix(Asked->S);
+  auto Plural = [](unsigned N, StringRef What) {
+    return utostr(N) + " " + What.str() + (N == 1 ? "" : "s");
+  };
+  SmallVector<std::string, 3> Parts;
+  if (Asked->Loads)
+    Parts.push_back(Plural(Asked->Loads, "descriptor load"));
+  if (Asked->Stores)
+    Parts.push_back(Plural(Asked->Stores, "descriptor store"));
+  std::string Accesses = join(Parts, " and ");
+  auto D = diag(DiagLoc::artifact(Asked->S, AskedIn->Path, Op.Line, Op.Column),
+                "tensor descriptors lowered without TMA in kernel '" + K.Name +
+                    "': " + Accesses + " in the " + StageName +
+                    ", no TMA copy in the PTX" + (Sass ? " or SASS" : ""));
+  std::optional<DiagLoc> Src = pythonSource(*AskedIn, Op);
+  D.source(Src);
+
+  // Where the later stages lost them, and what they use instead.
+  SmallVector<std::string, 2> Without;
+  for (const auto &[M, U] : Stages) {
+    if (U.S == Asked->S)
+      continue;
+    if (!U.FirstAccess)
+      Without.push_back(stageSuffix(U.S).str());
+    if (Src && !U.FirstAccess)
+      if (const Operation *Instead = memoryOpAt(*M, *Src))
+        D.related(
+            DiagLoc::artifact(U.S, M->Path, Instead->Line, Instead->Column),
+            "the " + stageSuffix(U.S) + " accesses it with " + Instead->Name);
+  }
+  if (Src)
+    if (const PtxFunction *PF = kernelFunction(*Ptx, K.Name))
+      for (const PtxInstruction &I : PF->Instructions) {
+        if (!inFamily(Isa::PTX, I.Opcode, "global"))
+          continue;
+        std::optional<DiagLoc> L = pythonSource(*Ptx, I);
+        if (L && L->File == Src->File && L->Line == Src->Line) {
+          D.related(locate(*Ptx, I), "the PTX accesses it with " + I.Opcode);
+          break;
+        }
+      }
+
+  std::string Counted = join(Parts, ", ");
+  D.note(Counted + (Parts.empty() ? "" : " and ") +
+         Plural(Asked->Made, "other descriptor op") + " in the " + StageName +
+         (Without.empty() ? std::string()
+                          : "; none left in the " + join(Without, " and ")));
+  D.note(locate(*Ptx, *kernelFunction(*Ptx, K.Name)),
+         "0 TMA copies (cp.async.bulk.tensor) in the PTX" +
+             std::string(Sass ? ", 0 (UTMALDG, UTMASTG) in the SASS" : ""));
+  unsigned Sm = smNumber(Ptx->Target);
+  if (Sm && Sm < 90)
+    D.note("target " + Ptx->Target.split(',').first.trim() +
+           " has no TMA (sm_90 and newer)");
+  if (Sass) {
+    unsigned Spills = 0;
+    for (const SassFunction &F : Sass->Functions)
+      for (const SassInstruction &I : F.Instructions)
+        Spills += inFamily(Isa::SASS, I.Opcode, "spill");
+    if (Spills)
+      D.note("the fallback code spills: " + utostr(Spills) +
+             " STL/LDL in the SASS (nvidia-register-spill)");
+  }
+  if (Sm && Sm < 90)
+    D.hint("TMA lowering (target capability)",
+           "the target has no TMA, so Triton rewrites tensor descriptors into "
+           "pointer loads and stores, correct but not what the kernel was "
+           "written for; for pre-Hopper GPUs use pointer-based tl.load "
+           "(pipelined with cp.async through num_stages) or dispatch a "
+           "kernel written for them");
+  else
+    D.hint("TMA lowering (TritonNvidiaGPU)",
+           "the target has TMA but the descriptors were not lowered to it: "
+           "check the block shape (the innermost block dimension must span "
+           "at least 16 bytes), 16-byte alignment of the base address and "
+           "strides, and the element type");
+  D.context("tma-fallback");
+  for (const std::string &Name : Asked->Ops)
+    D.context(Name);
+  return Error::success();
+}
+
+} // namespace gestell::nvidia
