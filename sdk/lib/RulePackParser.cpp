@@ -141,9 +141,17 @@ std::string suggest(StringRef Word, ArrayRef<StringRef> Known) {
   return ("; did you mean '" + Best + "'?").str();
 }
 
+/// A GlobPattern keeps a StringRef into its text: both live here.
+struct CompiledGlob {
+  std::string Text;
+  GlobPattern Pattern;
+};
+
 bool OpPattern::matches(StringRef OpName) const {
   if (!IsGlob)
     return OpName == Text;
+  if (Glob)
+    return Glob->Pattern.match(OpName);
   Expected<GlobPattern> G = GlobPattern::create(Text);
   if (!G) {
     consumeError(G.takeError());
@@ -441,6 +449,15 @@ void PackReader::readOps(const toml::node &N, StringRef Key,
       if (!Open && none_of(Known, [&](StringRef K) { return G->match(K); })) {
         problem(pos(*Node), "op pattern '" + Name + "' matches no known op");
         continue;
+      }
+      auto C = std::make_shared<CompiledGlob>();
+      C->Text = Name;
+      Expected<GlobPattern> Own = GlobPattern::create(C->Text);
+      if (Own) {
+        C->Pattern = std::move(*Own);
+        P.Glob = std::move(C);
+      } else {
+        consumeError(Own.takeError());
       }
     } else if (!Open && !std::binary_search(Known.begin(), Known.end(), Op)) {
       if (Dialect == Op) {

@@ -524,4 +524,20 @@ TEST(RuleMatch, ChainsFollowThroughOpsOnly) {
   EXPECT_EQ(runRule(Cvt, Round).Lines, (std::vector<unsigned>{200, 201}));
 }
 
+TEST(RuleMatch, GlobsInMatchAndThrough) {
+  std::string Ref = fixture("sm100-attn-tmem-w8/regressed/attn_fwd.ttgir");
+  std::shared_ptr<RulePack> P = ruleFrom(
+      "message = \"m\"\n"
+      "match = [\"ttg.convert_*\", \"ttng.tmem_st*\"]\n"
+      "through = [\"arith.*\"]\n"
+      "where = [{ is = \"tmem-compatible\", layout = \"match[0].src\", "
+      "store = \"match[1]\" }]\n");
+  ASSERT_TRUE(P && P->Rules.size() == 1);
+  EXPECT_TRUE(P->Rules[0].Match[0].IsGlob && P->Rules[0].Match[0].Glob);
+  EXPECT_EQ(runRule(P->Rules[0], Ref).Lines, std::vector<unsigned>{200});
+  // A glob that names no known op is an error.
+  PackProblem Bad = oneProblem(patternRule("through = [\"arith.zz*\"]\n"));
+  EXPECT_EQ(Bad.Message, "op pattern 'arith.zz*' matches no known op");
+}
+
 } // namespace

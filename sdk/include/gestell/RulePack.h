@@ -144,6 +144,8 @@ struct Template {
 struct OpPattern {
   std::string Text;
   bool IsGlob = false;
+  /// The glob compiled once when the pack loads (null: compiled on use).
+  std::shared_ptr<const struct CompiledGlob> Glob;
   bool matches(llvm::StringRef OpName) const;
 };
 
