@@ -9,7 +9,7 @@
 # instruction counts per kernel. Then the reference regression
 # (tests/fixtures/sm100-attn-tmem-w8, baseline and regressed: a redundant
 # convert_layout before ttng.tmem_store in the attention loop), to show
-# what a regression looks like.
+# what a regression looks like, and `gestell diff` of the two builds.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 "$here/tools/build.sh" >/dev/null
@@ -26,4 +26,12 @@ for build in baseline regressed; do
   "$gestell" check "$here/tests/fixtures/sm100-attn-tmem-w8/$build" || status=$?
   [ "$status" -eq 2 ] && exit 2
 done
+# What changed below the source, baseline -> regressed (docs/diff.md).
+echo
+echo "== gestell diff baseline regressed"
+cd "$here"
+status=0
+"$gestell" diff tests/fixtures/sm100-attn-tmem-w8/baseline tests/fixtures/sm100-attn-tmem-w8/regressed \
+  --path-map=/src/kernels=tests/corpus/triton-3.6.0/src/kernels || status=$?
+[ "$status" -eq 2 ] && exit 2
 exit 0
