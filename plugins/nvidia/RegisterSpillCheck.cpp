@@ -24,6 +24,7 @@ CheckInfo RegisterSpillCheck::info() {
       "or a stack frame when there is no SASS "
       "to place them, are a remark.";
   I.Category = "performance";
+  I.Tags = {"ptxas", "registers"};
   I.DefaultLevel = Level::Warning;
   I.Stages = {Stage::Cubin};
   return I;

@@ -31,6 +31,7 @@ CheckInfo StagingExplosionCheck::info() {
       "tensor-core count held; kernels without MMA are judged only against "
       "a baseline.";
   I.Category = "performance";
+  I.Tags = {"layout", "shared-memory"};
   I.DefaultLevel = Level::Warning;
   I.Stages = {Stage::SASS};
   return I;

@@ -28,6 +28,7 @@ CheckInfo TmaFallbackCheck::info() {
       "pointer loads and stores, which is correct but not what the kernel "
       "was written for.";
   I.Category = "performance";
+  I.Tags = {"tma"};
   I.DefaultLevel = Level::Warning;
   I.Stages = {Stage::PTX};
   return I;
