@@ -11,6 +11,8 @@
 #include "Report.h"
 #include "Verb.h"
 
+#include "gestell/KernelView.h"
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -57,6 +59,11 @@ cl::opt<std::string>
                 cl::desc("Baseline build: checks that compare with a "
                          "baseline get its matching kernel"),
                 cl::value_desc("PATH"), GESTELL_CHECK_OPTION);
+cl::opt<std::string> NvdisasmOpt(
+    "nvdisasm",
+    cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
+             "(default: the one on PATH, else the triton package's)"),
+    cl::value_desc("PATH"), GESTELL_CHECK_OPTION);
 cl::list<std::string> LoadOpt("load", cl::desc("Load a check plugin"),
                               cl::value_desc("PLUGIN"), GESTELL_CHECK_OPTION);
 cl::opt<bool> AllowConfigPluginsOpt(
@@ -107,7 +114,9 @@ int fail(const Twine &Message) {
 }
 
 void printNotification(const Notification &N) {
-  errs() << "gestell: " << levelName(N.Severity) << ": " << N.Message << "\n";
+  StringRef Level =
+      N.Severity == Level::Remark ? "note" : levelName(N.Severity);
+  errs() << "gestell: " << Level << ": " << N.Message << "\n";
 }
 
 int listChecks(const LintSession &S) {
@@ -182,7 +191,19 @@ int runCheckVerb() {
     return ExitOk;
   }
 
-  RunReport R = Session.run(BaselineOpt, JobsOpt);
+  // SASS for cubin-only kernels (a Triton cache) comes from nvdisasm, into
+  // the tool's own cache; without one the SASS checks skip those kernels
+  // and the run says so once.
+  AnalysisOptions Analysis;
+  Analysis.CacheDir = defaultCacheDir();
+  Expected<NvdisasmLookup> Nvdisasm = findNvdisasm(NvdisasmOpt);
+  if (!Nvdisasm)
+    return fail(toString(Nvdisasm.takeError()));
+  Analysis.Nvdisasm = Nvdisasm->Path;
+  if (Nvdisasm->Path.empty())
+    Analysis.NvdisasmMissing = Nvdisasm->WhyNot;
+
+  RunReport R = Session.run(BaselineOpt, JobsOpt, Analysis);
   for (const Notification &N : R.Notifications)
     printNotification(N);
 

@@ -32,10 +32,11 @@ int RunReport::exitStatus() const {
   return ExitOk;
 }
 
-bool stageAvailable(const Kernel &K, Stage S) {
+bool stageAvailable(const Kernel &K, Stage S, const AnalysisOptions &Analysis) {
   switch (S) {
   case Stage::SASS:
-    return K.has(Stage::SASS) || K.has(Stage::SASSAlt);
+    return K.has(Stage::SASS) || K.has(Stage::SASSAlt) ||
+           (K.has(Stage::Cubin) && !Analysis.Nvdisasm.empty());
   case Stage::Metadata:
     return K.Meta.has_value();
   default:
@@ -48,6 +49,9 @@ namespace {
 struct KernelOutcome {
   std::vector<Result> Results;
   std::vector<Notification> Notifications;
+  /// Checks that read SASS were skipped: the kernel has a cubin but no SASS
+  /// and there is no nvdisasm to make it.
+  bool SkippedForSass = false;
 };
 
 /// Runs one check on one kernel. Returns the failure, or "" on success.
@@ -82,8 +86,13 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
   CheckInput In{View, Base ? &*Base : nullptr};
 
   for (const RegisteredCheck *C : Job.Config->enabled()) {
-    if (!all_of(C->Info.Stages, [&](Stage S) { return stageAvailable(K, S); }))
+    if (!all_of(C->Info.Stages,
+                [&](Stage S) { return stageAvailable(K, S, Analysis); })) {
+      Out.SkippedForSass |= K.has(Stage::Cubin) &&
+                            is_contained(C->Info.Stages, Stage::SASS) &&
+                            !stageAvailable(K, Stage::SASS, Analysis);
       continue;
+    }
     CheckContext Ctx(C->Info, Job.Config->options(C->Info.Id));
     std::string Failure = runCheck(*C, Ctx, In);
     if (!Failure.empty()) {
@@ -136,11 +145,30 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
       Pool.async([&, I] { runKernel(Jobs[I], Analysis, Outcomes[I]); });
     Pool.wait();
   }
-  for (KernelOutcome &O : Outcomes) {
+  std::vector<std::string> NoSass;
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    KernelOutcome &O = Outcomes[I];
     std::move(O.Results.begin(), O.Results.end(),
               std::back_inserter(R.Results));
     std::move(O.Notifications.begin(), O.Notifications.end(),
               std::back_inserter(R.Notifications));
+    if (O.SkippedForSass)
+      NoSass.push_back(Jobs[I].K->Dir + "/" + Jobs[I].K->Name);
+  }
+  // Said once per run: which kernels the SASS checks did not see, and why.
+  if (!NoSass.empty()) {
+    std::string Msg = std::to_string(NoSass.size()) + " of " +
+                      std::to_string(Jobs.size()) +
+                      " kernels have no SASS, so the checks that read it "
+                      "did not run on them: no .sass file beside the cubin, "
+                      "and " +
+                      Analysis.NvdisasmMissing + ":";
+    const size_t Shown = 8;
+    for (size_t I = 0; I < NoSass.size() && I < Shown; ++I)
+      Msg += "\n  " + NoSass[I];
+    if (NoSass.size() > Shown)
+      Msg += "\n  ... and " + std::to_string(NoSass.size() - Shown) + " more";
+    R.Notifications.push_back({Level::Remark, Msg, "", "", ""});
   }
   R.KernelsChecked += Jobs.size();
 }
