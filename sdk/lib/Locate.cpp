@@ -9,7 +9,9 @@ namespace gestell {
 namespace {
 std::optional<DiagLoc> fromStack(const SourceStack &S) {
   std::optional<SourceFrame> F = userFrame(S);
-  if (!F || F->File.empty() || F->Line == 0)
+  // A kernel compiled from a hand-written .ttgir carries locations in that
+  // file: it is not the Python source.
+  if (!F || !StringRef(F->File).ends_with(".py") || F->Line == 0)
     return std::nullopt;
   return DiagLoc::source(F->File, F->Line, F->Column);
 }

@@ -279,4 +279,19 @@ TEST(CheckLocations, PythonSourceSkipsTritonFrames) {
   EXPECT_EQ(SS->Line, 32u);
 }
 
+// A kernel compiled from a hand-written .ttgir (the sm100-tmem-negative
+// fixture) has debug locations in that .ttgir: not a Python source.
+TEST(CheckLocations, PythonSourceIsPythonOnly) {
+  PtxModule M;
+  M.Path = "/b/k.ptx";
+  M.Files = {"/tmp/fx/_work/sm100/sm100-tmem-negative.input.ttgir",
+             "/src/kernels/k.py"};
+  PtxInstruction I;
+  I.Line = 9;
+  I.Loc = {0, 47, 5};
+  EXPECT_FALSE(pythonSource(M, I).has_value());
+  I.Loc = {1, 47, 5};
+  EXPECT_TRUE(pythonSource(M, I).has_value());
+}
+
 } // namespace

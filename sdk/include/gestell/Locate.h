@@ -32,7 +32,8 @@ DiagLoc locate(const TtgirModule &M, const Operation &Op);
 
 /// The Python line of an instruction or op, from PTX .loc, nvdisasm line
 /// info (following inlined-at frames) or the TTGIR loc(...); empty when the
-/// debug info has none or names only Triton's own files.
+/// debug info has none, names only Triton's own files, or names a file
+/// that is not Python (a kernel compiled from a hand-written .ttgir).
 std::optional<DiagLoc> pythonSource(const PtxModule &M,
                                     const PtxInstruction &I);
 std::optional<DiagLoc> pythonSource(const SassModule &M,
