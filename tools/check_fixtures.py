@@ -4,6 +4,12 @@
         recounts every kernel's PTX and SASS families (tools/ptx_counts.py) and
         checks each expectation; exit 1 on any failure (ctest
         fixtures.expectations).
+    python3 tools/check_fixtures.py tests/fixtures --gestell build/bin/gestell
+        also checks every comparison on the counts `gestell stats
+        --format=json` reports (its opcode counts, total and in loops, summed
+        over the opcodes each family's pattern matches): what a user sees must
+        show the same differences as the independent counter (ctest
+        fixtures.expectations runs both).
     python3 tools/check_fixtures.py tests/fixtures --against /tmp/fixtures
         also compares the PTX and SASS family counts of every kernel with a
         fresh `tools/make_fixtures.py all` run: the rerun must reproduce them.
@@ -13,10 +19,11 @@ import glob
 import json
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ptx_counts import count_ptx, count_sass  # noqa: E402
+from ptx_counts import count_ptx, count_sass, PTX_PATTERNS, SASS_PATTERNS  # noqa: E402
 
 
 def kernel_files(folder, ext):
@@ -34,13 +41,31 @@ def counts(folder):
             "sass_loop": sass["loop"], "sass_total": sass["total"], "sass_instructions": sass["instructions"]}
 
 
+def gestell_counts(gestell, folder):
+    """The same families from `gestell stats --format=json` on the folder."""
+    out = subprocess.run([gestell, "stats", "--format=json", folder],
+                         capture_output=True, text=True, check=True).stdout
+    kernels = json.loads(out)["kernels"]
+    if len(kernels) != 1:
+        raise RuntimeError(f"{folder}: gestell stats found {len(kernels)} kernels")
+    k = kernels[0]
+    res = {}
+    for stage, patterns in (("ptx", PTX_PATTERNS), ("sass", SASS_PATTERNS)):
+        ops = k[stage]["opcodes"]
+        for scope, key in (("loop", "in_loops"), ("total", "total")):
+            res[f"{stage}_{scope}"] = {
+                fam: sum(n[key] for op, n in ops.items() if re.search(rx, op))
+                for fam, rx in patterns.items()}
+    return res
+
+
 def serialized_wgmma(sass_total):
     """Every HGMMA bracketed by WARPGROUP.ARRIVE ... WARPGROUP.DEPBAR."""
     n = sass_total["HGMMA"]
     return n > 0 and sass_total["WARPGROUP.ARRIVE"] >= n and sass_total["WARPGROUP.DEPBAR"] >= n
 
 
-def check(root):
+def check(root, gestell=None):
     exp = json.load(open(os.path.join(root, "expectations.json")))
     failures, lines = [], []
 
@@ -56,12 +81,16 @@ def check(root):
         for ext in c.get("identical", []):
             a, b = kernel_files(base, ext), kernel_files(new, ext)
             ok(open(a, "rb").read() == open(b, "rb").read(), f"{tag}: .{ext} identical")
-        cb, cn = counts(base), counts(new)
-        for scope in ("ptx_loop", "ptx_total", "sass_loop", "sass_total"):
-            for fam, rel in c.get(scope, {}).items():
-                x, y = cb[scope][fam], cn[scope][fam]
-                good = {"up": y > x, "down": y < x, "same": y == x}[rel]
-                ok(good, f"{tag}: {scope} {fam} {rel} ({x} -> {y})")
+        sources = [("", counts(base), counts(new))]
+        if gestell:
+            sources.append(("gestell stats: ", gestell_counts(gestell, base),
+                            gestell_counts(gestell, new)))
+        for who, cb, cn in sources:
+            for scope in ("ptx_loop", "ptx_total", "sass_loop", "sass_total"):
+                for fam, rel in c.get(scope, {}).items():
+                    x, y = cb[scope][fam], cn[scope][fam]
+                    good = {"up": y > x, "down": y < x, "same": y == x}[rel]
+                    ok(good, f"{who}{tag}: {scope} {fam} {rel} ({x} -> {y})")
     for k in exp["kernels"]:
         folder = os.path.join(root, k["path"])
         ck = counts(folder)
@@ -120,8 +149,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("root", help="tests/fixtures")
     ap.add_argument("--against", help="output folder of a fresh tools/make_fixtures.py run")
+    ap.add_argument("--gestell", help="the gestell binary: check the comparisons on its stats too")
     a = ap.parse_args()
-    failures, lines = check(a.root)
+    failures, lines = check(a.root, a.gestell)
     if a.against:
         f2, l2 = compare(a.root, a.against)
         failures += f2
