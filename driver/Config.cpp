@@ -92,7 +92,7 @@ namespace {
 
 constexpr StringRef TopLevelKeys[] = {
     "checks",  "warnings-as-errors", "exclude-kernels", "check-options",
-    "plugins", "rule-packs",         "suppression"};
+    "plugins", "rule-packs",         "suppression",     "family"};
 constexpr StringRef SuppressionKeys[] = {"check", "kernel", "target", "reason"};
 
 class Reader {
@@ -123,6 +123,8 @@ public:
       } else if (K == "suppression") {
         if (Error E = suppressions(Node))
           return E;
+      } else if (K == "family") {
+        // Read with the whole file by FamilyTable::parse (readConfigFile).
       } else {
         Out.Warnings.push_back(Where + ": unknown key '" + K.str() + "'" +
                                didYouMean(K, TopLevelKeys));
@@ -302,6 +304,14 @@ Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given) {
   Reader R(Path, *File);
   if (Error E = R.read(Root))
     return E;
+  if (Root.contains("family")) {
+    Expected<FamilyTable> User =
+        FamilyTable::parse((*Buf)->getBuffer(), Path, /*OnlyFamilies=*/false);
+    if (!User)
+      return User.takeError();
+    File->Families = std::make_shared<const FamilyTable>(
+        FamilyTable::merge(*User, FamilyTable::builtin()));
+  }
   // TOML tables iterate by key; report in file order.
   auto Position = [&](const std::string &W) {
     unsigned Line = 0, Col = 0;
@@ -335,6 +345,29 @@ std::string findNearestConfig(StringRef Start) {
     Dir = Parent;
   }
   return "";
+}
+
+std::string primaryConfigPath(ArrayRef<std::string> Paths) {
+  if (!Paths.empty()) {
+    std::string C = findNearestConfig(Paths.front());
+    if (!C.empty())
+      return C;
+  }
+  SmallString<256> Cwd;
+  sys::fs::current_path(Cwd);
+  return findNearestConfig(Cwd);
+}
+
+Error useConfigFamilies(StringRef Explicit, ArrayRef<std::string> Paths) {
+  std::string Path = Explicit.empty() ? primaryConfigPath(Paths) : Explicit.str();
+  if (Path.empty())
+    return Error::success();
+  Expected<std::shared_ptr<const ConfigFile>> F = readConfigFile(Path);
+  if (!F)
+    return F.takeError();
+  if ((*F)->Families)
+    FamilyTable::setActive((*F)->Families);
+  return Error::success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -14,6 +14,7 @@
 
 #include "gestell/CheckRegistry.h"
 #include "gestell/Diagnostic.h"
+#include "gestell/Families.h"
 #include "gestell/Options.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -80,6 +81,9 @@ struct ConfigFile {
   std::map<std::string, std::string, std::less<>> CheckOptionsOrigin;
   std::vector<Suppression> Suppressions;
   std::vector<ConfigPath> Plugins, RulePacks;
+  /// The file's [[family]] entries merged in front of the built-in table
+  /// (docs/families.md); null when it has none.
+  std::shared_ptr<const FamilyTable> Families;
   /// Unknown keys, with "did you mean": "file:line:col: unknown key ...".
   std::vector<std::string> Warnings;
 };
@@ -90,6 +94,17 @@ readConfigFile(llvm::StringRef Path);
 
 /// The nearest .gestell.toml in Dir or a folder above it ("" = none).
 std::string findNearestConfig(llvm::StringRef Dir);
+
+/// The config a run without --config reads first: the nearest one from the
+/// first path, else from the current directory ("" = none).
+std::string primaryConfigPath(llvm::ArrayRef<std::string> Paths);
+
+/// Makes the instruction families of a config file the run's table
+/// (FamilyTable::setActive) when it defines any. For verbs that read no
+/// other part of the config (stats, diff): Explicit (--config) or else
+/// primaryConfigPath(Paths); errors in the file are returned.
+llvm::Error useConfigFamilies(llvm::StringRef Explicit,
+                              llvm::ArrayRef<std::string> Paths);
 
 /// What the command line adds on top of a file.
 struct CommandLineConfig {

@@ -19,6 +19,7 @@
 // metric it names is missing, e.g. no SASS); else 0.
 //
 //===----------------------------------------------------------------------===//
+#include "Config.h"
 #include "DiffModel.h"
 #include "Verb.h"
 
@@ -195,7 +196,12 @@ bool writeOutput(function_ref<void(raw_ostream &)> Write) {
 }
 
 int runDiff() {
-  const FamilyTable &Families = FamilyTable::builtin();
+  std::vector<std::string> Paths(StatePaths.begin(), StatePaths.end());
+  if (Error E = useConfigFamilies(ConfigOpt, Paths)) {
+    errs() << Me << toString(std::move(E)) << "\n";
+    return ExitFailure;
+  }
+  const FamilyTable &Families = FamilyTable::active();
   if (StatePaths.size() < 2) {
     errs() << Me
            << "give at least two states (the base, then the builds to "

@@ -85,6 +85,12 @@ LintSession::create(const LintOptions &Opts) {
         return E;
   }
 
+  // The primary config's instruction families become the run's table before
+  // rule packs (their expressions name families) and checks are made.
+  if (const std::shared_ptr<const ConfigFile> &F = S->Files[S->PrimaryConfig];
+      F && F->Families)
+    FamilyTable::setActive(F->Families);
+
   // 2. Plugins.
   RegistryEnvironment Env;
   {

@@ -28,7 +28,7 @@ std::string ruleDocPage(const RulePack &Pack, const Rule &R,
 Error registerRulePacks(CheckRegistry &Registry, ArrayRef<std::string> Paths,
                         StringRef ShippedDir, bool KeepGoing,
                         std::vector<Notification> &Problems) {
-  PackSet Set = loadRulePacks(Paths, FamilyTable::builtin());
+  PackSet Set = loadRulePacks(Paths, FamilyTable::active());
   if (!Set.ok() && !KeepGoing) {
     std::string Msg;
     raw_string_ostream OS(Msg);

@@ -13,6 +13,7 @@
 // Missing stages (no SASS in a cache) are not failures.
 //
 //===----------------------------------------------------------------------===//
+#include "Config.h"
 #include "Stats.h"
 #include "Verb.h"
 
@@ -109,6 +110,13 @@ bool needsDisassembly(const Kernel &K) {
 std::string label(const Kernel &K) { return K.Dir + "/" + K.Name; }
 
 int runStats() {
+  // Instruction families: the built-in table, with the [[family]] entries
+  // of the nearest .gestell.toml in front.
+  std::vector<std::string> PathList(Paths.begin(), Paths.end());
+  if (Error E = useConfigFamilies("", PathList)) {
+    errs() << "gestell stats: " << toString(std::move(E)) << "\n";
+    return ExitFailure;
+  }
   Discovery D = discoverKernels(Paths);
   for (const DiscoveryProblem &P : D.Problems)
     errs() << "gestell stats: " << P.Path << ": " << P.Message << "\n";
@@ -147,7 +155,7 @@ int runStats() {
   }
   raw_ostream &OS = FileOS ? *FileOS : outs();
 
-  const FamilyTable &Families = FamilyTable::builtin();
+  const FamilyTable &Families = FamilyTable::active();
   std::unique_ptr<StatsWriter> W =
       FormatOpt == Format::Json
           ? makeJsonStatsWriter(OS)

@@ -64,7 +64,7 @@ std::vector<uint32_t> loopInstructions(const ControlFlow &CF, uint32_t Loop) {
 }
 
 bool inFamily(Isa I, StringRef Opcode, StringRef Id) {
-  const FamilyTable &T = FamilyTable::builtin();
+  const FamilyTable &T = FamilyTable::active();
   std::optional<unsigned> F = T.indexOf(Id);
   return F && T.classify(I, Opcode) == *F;
 }

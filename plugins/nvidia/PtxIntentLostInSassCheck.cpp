@@ -278,7 +278,7 @@ void PtxIntentLostInSassCheck::checkSetmaxnreg(const Code &C,
 }
 
 Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
-  const FamilyTable &Table = FamilyTable::builtin();
+  const FamilyTable &Table = FamilyTable::active();
   SmallVector<StringRef, 8> Wanted;
   StringRef(Mappings).split(Wanted, ',', -1, /*KeepEmpty=*/false);
   for (StringRef &W : Wanted)

@@ -119,7 +119,7 @@ Error TmaFallbackCheck::check(CheckInput &In) {
     return Ptx.takeError();
 
   // TMA in the PTX and SASS: the `tma` mapping of the family table.
-  const FamilyTable &Table = FamilyTable::builtin();
+  const FamilyTable &Table = FamilyTable::active();
   unsigned TmaMapping = NoFamily;
   for (unsigned M = 0; M < Table.mappings().size(); ++M)
     if (Table.mappings()[M].Id == "tma")

@@ -85,6 +85,20 @@ const FamilyTable &FamilyTable::builtin() {
   return Table;
 }
 
+static std::shared_ptr<const FamilyTable> &activeSlot() {
+  static std::shared_ptr<const FamilyTable> Active;
+  return Active;
+}
+
+const FamilyTable &FamilyTable::active() {
+  const std::shared_ptr<const FamilyTable> &A = activeSlot();
+  return A ? *A : builtin();
+}
+
+void FamilyTable::setActive(std::shared_ptr<const FamilyTable> T) {
+  activeSlot() = std::move(T);
+}
+
 std::optional<unsigned> FamilyTable::indexOf(StringRef Id) const {
   for (unsigned I = 0; I < Families.size(); ++I)
     if (Families[I].Id == Id)

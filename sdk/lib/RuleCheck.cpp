@@ -190,7 +190,7 @@ Error RuleCheck::checkCount(CheckInput &In) {
       return Error::success();
   }
 
-  const FamilyTable &Families = FamilyTable::builtin();
+  const FamilyTable &Families = FamilyTable::active();
   MetricStages St = stagesRead(R);
   KernelMetrics Head = collectKernelMetrics(In.Kernel, Families, St);
   std::optional<KernelMetrics> Base;

@@ -61,6 +61,14 @@ public:
   /// tests, not the user's run.
   static const FamilyTable &builtin();
 
+  /// The table of this run: builtin(), or the one the driver installed with
+  /// setActive() (a config file's [[family]] entries merged in front of the
+  /// built-in ones). Metrics, checks and rule packs classify with it.
+  static const FamilyTable &active();
+  /// Makes T the active() table. The driver calls it once, before any
+  /// kernel is read or any thread started.
+  static void setActive(std::shared_ptr<const FamilyTable> T);
+
   /// Parses a table in the form of families.toml (an array of [[family]]
   /// tables). With OnlyFamilies, any other top-level key is an error (a
   /// families file); without, other keys are ignored (a config file that
