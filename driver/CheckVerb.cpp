@@ -194,16 +194,11 @@ int runCheckVerb() {
   // SASS for cubin-only kernels (a Triton cache) comes from nvdisasm, into
   // the tool's own cache; without one the SASS checks skip those kernels
   // and the run says so once.
-  AnalysisOptions Analysis;
-  Analysis.CacheDir = defaultCacheDir();
-  Expected<NvdisasmLookup> Nvdisasm = findNvdisasm(NvdisasmOpt);
-  if (!Nvdisasm)
-    return fail(toString(Nvdisasm.takeError()));
-  Analysis.Nvdisasm = Nvdisasm->Path;
-  if (Nvdisasm->Path.empty())
-    Analysis.NvdisasmMissing = Nvdisasm->WhyNot;
+  Expected<AnalysisOptions> Analysis = analysisOptions(NvdisasmOpt);
+  if (!Analysis)
+    return fail(toString(Analysis.takeError()));
 
-  RunReport R = Session.run(BaselineOpt, JobsOpt, Analysis);
+  RunReport R = Session.run(BaselineOpt, JobsOpt, *Analysis);
   for (const Notification &N : R.Notifications)
     printNotification(N);
 

@@ -156,10 +156,6 @@ KernelSummary summarize(const Kernel &K, const AnalysisOptions &Opts,
   return S;
 }
 
-bool needsDisassembly(const Kernel &K) {
-  return K.has(Stage::Cubin) && !K.has(Stage::SASS) && !K.has(Stage::SASSAlt);
-}
-
 /// Writes through Write to stdout or atomically to -o.
 bool writeOutput(function_ref<void(raw_ostream &)> Write) {
   if (OutputOpt.empty()) {
@@ -252,21 +248,12 @@ int runDiff() {
   if (Failed)
     return ExitFailure;
 
-  AnalysisOptions Opts;
-  Opts.CacheDir = defaultCacheDir();
-  bool NeedNvdisasm = !NvdisasmOpt.empty();
-  for (const StateSummary &S : States)
-    NeedNvdisasm |= any_of(S.Found.Kernels, needsDisassembly);
-  if (NeedNvdisasm) {
-    Expected<NvdisasmLookup> L = findNvdisasm(NvdisasmOpt);
-    if (!L) {
-      errs() << Me << toString(L.takeError()) << "\n";
-      return ExitFailure;
-    }
-    Opts.Nvdisasm = L->Path;
-    if (L->Path.empty())
-      Opts.NvdisasmMissing = L->WhyNot;
+  Expected<AnalysisOptions> Analysis = analysisOptions(NvdisasmOpt);
+  if (!Analysis) {
+    errs() << Me << toString(Analysis.takeError()) << "\n";
+    return ExitFailure;
   }
+  const AnalysisOptions &Opts = *Analysis;
 
   {
     DefaultThreadPool Pool(hardware_concurrency(JobsOpt));

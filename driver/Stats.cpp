@@ -102,11 +102,6 @@ KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
   return S;
 }
 
-/// Kernels that need nvdisasm: a cubin but neither SASS rendering.
-bool needsDisassembly(const Kernel &K) {
-  return K.has(Stage::Cubin) && !K.has(Stage::SASS) && !K.has(Stage::SASSAlt);
-}
-
 std::string label(const Kernel &K) { return K.Dir + "/" + K.Name; }
 
 int runStats() {
@@ -125,19 +120,12 @@ int runStats() {
     return ExitFailure;
   }
 
-  AnalysisOptions Opts;
-  Opts.CacheDir = defaultCacheDir();
-  if (!NvdisasmOpt.empty() ||
-      (wanted(Want::Sass) && any_of(D.Kernels, needsDisassembly))) {
-    Expected<NvdisasmLookup> L = findNvdisasm(NvdisasmOpt);
-    if (!L) {
-      errs() << "gestell stats: " << toString(L.takeError()) << "\n";
-      return ExitFailure;
-    }
-    Opts.Nvdisasm = L->Path;
-    if (L->Path.empty())
-      Opts.NvdisasmMissing = L->WhyNot;
+  Expected<AnalysisOptions> Analysis = analysisOptions(NvdisasmOpt);
+  if (!Analysis) {
+    errs() << "gestell stats: " << toString(Analysis.takeError()) << "\n";
+    return ExitFailure;
   }
+  const AnalysisOptions &Opts = *Analysis;
 
   // Output: stdout, or a temporary file renamed over -o at the end.
   std::optional<sys::fs::TempFile> Temp;

@@ -140,6 +140,18 @@ Expected<NvdisasmLookup> findNvdisasm(StringRef Explicit) {
   return L;
 }
 
+Expected<AnalysisOptions> analysisOptions(StringRef ExplicitNvdisasm) {
+  Expected<NvdisasmLookup> L = findNvdisasm(ExplicitNvdisasm);
+  if (!L)
+    return L.takeError();
+  AnalysisOptions Opts;
+  Opts.CacheDir = defaultCacheDir();
+  Opts.Nvdisasm = L->Path;
+  if (L->Path.empty())
+    Opts.NvdisasmMissing = L->WhyNot;
+  return Opts;
+}
+
 namespace {
 /// Identifies an nvdisasm binary: path, size and modification time.
 Expected<std::string> toolId(StringRef Nvdisasm) {

@@ -520,7 +520,7 @@ TEST(RuleMatch, ChainsFollowThroughOpsOnly) {
   Cvt.Where.clear();
   std::string Round = fixture("sm100-attn-tmem-w8/roundtrip/attn_fwd.ttgir");
   EXPECT_EQ(runRule(Cvt, Round).Lines, std::vector<unsigned>{201});
-  Cvt.Through.push_back({"ttg.convert_layout", false});
+  Cvt.Through.push_back({"ttg.convert_layout", false, nullptr});
   EXPECT_EQ(runRule(Cvt, Round).Lines, (std::vector<unsigned>{200, 201}));
 }
 

@@ -76,6 +76,12 @@ struct NvdisasmLookup {
 /// file names are looked at; no Python is run.
 llvm::Expected<NvdisasmLookup> findNvdisasm(llvm::StringRef Explicit);
 
+/// The options of a run that may disassemble: defaultCacheDir() and the
+/// nvdisasm findNvdisasm(ExplicitNvdisasm) finds, or why there is none.
+/// Every verb's --nvdisasm goes through it.
+llvm::Expected<AnalysisOptions>
+analysisOptions(llvm::StringRef ExplicitNvdisasm);
+
 /// The cached SASS of CubinPath: <CacheDir>/sass/<nvdisasm id>/<sha256 of
 /// the cubin>.sass, made with `Nvdisasm -c -gi CubinPath` when absent
 /// (written to a temporary file and renamed, so a reader never sees half a
