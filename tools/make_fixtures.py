@@ -33,6 +33,10 @@ records what happened):
           config, where ptxas serializes wgmma (sm90-ptxas-serialized/).
   gluon   compile-only, cuda:100: Gluon kernels asking for TMA, mbarriers,
           tcgen05 MMA, and warp specialization with register budgets.
+  dumpdir on the GPU, cuda:90: vadd, softmax_rows and matmul of the corpus
+          launched (results checked against torch) under TRITON_KERNEL_DUMP=1
+          with a fresh cache: sm90-dump-dir/ is the TRITON_DUMP_DIR exactly
+          as Triton leaves it (.sass in cuobjdump format), less the .llir.
 
 Kernel sources are copied to /src/kernels/ first so debug locations are the
 same as the corpus's.
@@ -685,6 +689,50 @@ def cmd_gluon(a):
     log("gluon", rcs)
 
 
+# ---------------------------------------------------------------- dumpdir
+
+def cmd_dumpdir_run(a):
+    """Child of `dumpdir`: launches three corpus kernels; the parent set
+    TRITON_KERNEL_DUMP, TRITON_DUMP_DIR and a fresh TRITON_CACHE_DIR."""
+    import torch
+    setup_src()
+    k = load_module("triton_kernels")
+    x = torch.randn(4096, device="cuda")
+    y = torch.randn_like(x)
+    z = torch.empty_like(x)
+    k.vadd[(4,)](x, y, z, x.numel(), BLOCK=1024)
+    assert torch.allclose(z, x + y), "vadd"
+    s = torch.randn(64, 1000, device="cuda", dtype=torch.float16)
+    o = torch.empty_like(s)
+    k.softmax_rows[(64,)](s, o, s.stride(0), s.shape[1], BLOCK=1024)
+    assert torch.allclose(o.float(), torch.softmax(s.float(), 1), atol=1e-3), "softmax_rows"
+    A = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+    B = torch.randn_like(A)
+    C = torch.empty_like(A)
+    k.matmul[(2, 2)](A, B, C, 256, 256, 256, A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+                     C.stride(0), C.stride(1), BM=128, BN=128, BK=64)
+    assert torch.allclose(C.float(), A.float() @ B.float(), atol=0.5, rtol=1e-2), "matmul"
+    torch.cuda.synchronize()
+    log("dumpdir: 3 kernels ran and match torch")
+
+
+def cmd_dumpdir(a):
+    dest = os.path.join(a.out, "sm90-dump-dir")
+    work = os.path.join(a.out, "_work", "dumpdir")
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = dict(os.environ, TRITON_KERNEL_DUMP="1", TRITON_DUMP_DIR=dest,
+               TRITON_CACHE_DIR=os.path.join(work, "cache"))
+    rc = run_child(["dumpdir-run"], os.path.join(work, "run.log"), env=env)
+    for p in glob.glob(os.path.join(dest, "**", "*.llir"), recursive=True):
+        os.remove(p)
+    files = sorted(os.path.relpath(p, dest) for p in glob.glob(os.path.join(dest, "**", "*"), recursive=True)
+                   if os.path.isfile(p))
+    json.dump({"rc": rc, "files": files}, open(os.path.join(a.out, "summary-dumpdir.json"), "w"), indent=1)
+    log("dumpdir", rc, len(files), "files")
+
+
 # ---------------------------------------------------------------- install
 
 def cmd_install(a):
@@ -785,6 +833,9 @@ def main():
     p.add_argument("--extra", action="append", default=[])
     p = sub.add_parser("gluon")
     p.add_argument("--out", required=True)
+    p = sub.add_parser("dumpdir")
+    p.add_argument("--out", required=True)
+    p = sub.add_parser("dumpdir-run")
     p = sub.add_parser("gluon-one")
     p.add_argument("kernel", choices=["plain", "ws"])
     p.add_argument("dest")
@@ -807,8 +858,8 @@ def main():
     global CUOBJDUMP_SASS
     CUOBJDUMP_SASS = a.cuobjdump
     fn = {"all": cmd_all, "sm100": cmd_sm100, "sm90": cmd_sm90, "ptxas": cmd_ptxas, "gluon": cmd_gluon,
-          "gluon-one": cmd_gluon_one, "install": cmd_install, "compile-ttgir": cmd_compile_ttgir, "compile-ast": cmd_compile_ast}[a.cmd]
-    if a.cmd in ("sm100", "sm90", "ptxas", "gluon", "all"):
+          "gluon-one": cmd_gluon_one, "dumpdir": cmd_dumpdir, "dumpdir-run": cmd_dumpdir_run, "install": cmd_install, "compile-ttgir": cmd_compile_ttgir, "compile-ast": cmd_compile_ast}[a.cmd]
+    if a.cmd in ("sm100", "sm90", "ptxas", "gluon", "dumpdir", "all"):
         a.out = os.path.abspath(a.out)
         os.makedirs(a.out, exist_ok=True)
     try:
