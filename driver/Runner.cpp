@@ -38,7 +38,7 @@ bool stageAvailable(const Kernel &K, Stage S, const AnalysisOptions &Analysis) {
     return K.has(Stage::SASS) || K.has(Stage::SASSAlt) ||
            (K.has(Stage::Cubin) && !Analysis.Nvdisasm.empty());
   case Stage::Metadata:
-    return K.Meta.has_value();
+    return K.Meta.has_value() && !K.Meta->FromTtgir;
   default:
     return K.has(S);
   }

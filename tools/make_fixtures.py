@@ -36,7 +36,11 @@ records what happened):
   dumpdir on the GPU, cuda:90: vadd, softmax_rows and matmul of the corpus
           launched (results checked against torch) under TRITON_KERNEL_DUMP=1
           with a fresh cache: sm90-dump-dir/ is the TRITON_DUMP_DIR exactly
-          as Triton leaves it (.sass in cuobjdump format), less the .llir.
+          as Triton leaves it, less the .llir: no .json, and a .sass in the
+          format of triton.tools.disasm (control codes, LBBn labels); plus
+          cuobjdump -res-usage beside each cubin. sm90-dump-dir.renderings/
+          holds nvdisasm -c -gi and cuobjdump -sass of the same cubins, to
+          test the parser against.
 
 Kernel sources are copied to /src/kernels/ first so debug locations are the
 same as the corpus's.
@@ -727,6 +731,18 @@ def cmd_dumpdir(a):
     rc = run_child(["dumpdir-run"], os.path.join(work, "run.log"), env=env)
     for p in glob.glob(os.path.join(dest, "**", "*.llir"), recursive=True):
         os.remove(p)
+    renderings = dest + ".renderings"
+    shutil.rmtree(renderings, ignore_errors=True)
+    for cub in glob.glob(os.path.join(dest, "*", "*.cubin")):
+        out = os.path.join(renderings, os.path.relpath(cub, dest))[:-len(".cubin")]
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        for suffix, cmd in ((".sass", [nvtool("nvdisasm"), "-c", "-gi", cub]),
+                            (".cuobjdump.sass", [nvtool("cuobjdump"), "-sass", cub])):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            open(out + suffix, "w").write(r.stdout + r.stderr)
+        # Beside the cubin, as in the corpus bundles: the cubin reader's test.
+        r = subprocess.run([nvtool("cuobjdump"), "-res-usage", cub], capture_output=True, text=True)
+        open(cub[:-len(".cubin")] + ".res-usage.txt", "w").write(r.stdout + r.stderr)
     files = sorted(os.path.relpath(p, dest) for p in glob.glob(os.path.join(dest, "**", "*"), recursive=True)
                    if os.path.isfile(p))
     json.dump({"rc": rc, "files": files}, open(os.path.join(a.out, "summary-dumpdir.json"), "w"), indent=1)

@@ -99,6 +99,8 @@ public:
           K.Meta = std::move(*M);
         else
           K.Notes.push_back(toString(M.takeError()));
+      } else if (K.has(Stage::TTGIR)) {
+        K.Meta = metadataFromTtgir(K.path(Stage::TTGIR));
       }
       Result.Kernels.push_back(std::move(K));
     }
@@ -243,6 +245,43 @@ std::vector<StringRef> Kernel::presentStages() const {
     if (!Paths[I].empty())
       Out.push_back(stageName(static_cast<Stage>(I)));
   return Out;
+}
+
+std::optional<KernelMetadata> metadataFromTtgir(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return std::nullopt;
+  StringRef Text = (*Buf)->getBuffer();
+  // The module line follows the #alias lines; it is the first line that
+  // starts with "module attributes {".
+  size_t At = Text.starts_with("module attributes {")
+                  ? 0
+                  : Text.find("\nmodule attributes {");
+  if (At == StringRef::npos)
+    return std::nullopt;
+  StringRef Line = Text.drop_front(At).ltrim('\n').split('\n').first;
+  KernelMetadata M;
+  M.FromTtgir = true;
+  auto Int = [&](StringRef Key) -> std::optional<int64_t> {
+    size_t P = Line.find(("\"" + Key + "\" = ").str());
+    if (P == StringRef::npos)
+      return std::nullopt;
+    StringRef V = Line.drop_front(P + Key.size() + 5);
+    int64_t N;
+    if (V.consumeInteger(10, N))
+      return std::nullopt;
+    return N;
+  };
+  M.NumWarps = Int("ttg.num-warps");
+  M.NumCtas = Int("ttg.num-ctas");
+  M.WarpSize = Int("ttg.threads-per-warp");
+  size_t T = Line.find("ttg.target = \"");
+  if (T != StringRef::npos)
+    M.Target = Line.drop_front(T + strlen("ttg.target = \""))
+                   .take_until([](char C) { return C == '"'; })
+                   .str();
+  return M;
 }
 
 StringRef Kernel::target() const {

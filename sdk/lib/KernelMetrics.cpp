@@ -21,7 +21,10 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
   for (const std::string &N : K.Notes)
     S.Problems.push_back(N);
   if (!K.has(Stage::Metadata))
-    S.Missing.push_back({"json", "no .json metadata file"});
+    S.Missing.push_back(
+        {"json", K.Meta ? "no .json metadata file (target and warps from "
+                          "the .ttgir module attributes)"
+                        : "no .json metadata file"});
   if (K.Meta)
     S.SharedDynamic = K.Meta->Shared;
   auto Record = [&](Error E) {

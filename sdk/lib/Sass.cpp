@@ -24,7 +24,15 @@ using namespace gestell::scan;
 namespace gestell {
 
 const char *sassFormatName(SassFormat F) {
-  return F == SassFormat::Nvdisasm ? "nvdisasm" : "cuobjdump";
+  switch (F) {
+  case SassFormat::Nvdisasm:
+    return "nvdisasm";
+  case SassFormat::Cuobjdump:
+    return "cuobjdump";
+  case SassFormat::Triton:
+    return "triton";
+  }
+  return "";
 }
 
 uint32_t SassFunction::indexOf(uint64_t Address) const {
@@ -77,6 +85,21 @@ inline bool isLabelLine(StringRef S) {
   return true;
 }
 
+/// The control code that starts an instruction line of triton.tools.disasm:
+/// wait-barrier mask, read barrier, write barrier, yield, stall, then a tab
+/// ("--:-:0:-:1\t", "02:-:-:Y:4\t"). Returns its length, or 0.
+inline size_t controlCodeLength(StringRef S) {
+  auto Barrier = [](char C) { return C == '-' || (C >= '0' && C <= '7'); };
+  if (S.size() < 11 || S[2] != ':' || S[4] != ':' || S[6] != ':' ||
+      S[8] != ':' || S[10] != '\t')
+    return 0;
+  bool Wait = (S[0] == '-' && S[1] == '-') || (isDigit(S[0]) && isDigit(S[1]));
+  if (!Wait || !Barrier(S[3]) || !Barrier(S[5]) ||
+      (S[7] != 'Y' && S[7] != '-') || hexValue(S[9]) < 0)
+    return 0;
+  return 10;
+}
+
 } // namespace
 
 std::optional<SassFormat> detectSassFormat(StringRef Text) {
@@ -91,6 +114,8 @@ std::optional<SassFormat> detectSassFormat(StringRef Text) {
       continue;
     if (startsWith(L, "Function :") || startsWith(L, "code for sm_"))
       return SassFormat::Cuobjdump;
+    if (startsWith(L, "Function:") || controlCodeLength(L))
+      return SassFormat::Triton;
     if (startsWith(L, "//## File ") ||
         (startsWithWord(L, ".section") &&
          L.drop_front(strlen(".section")).ltrim().starts_with(".text.")))
@@ -118,6 +143,8 @@ private:
   SassModule &M;
   StringRef Path;
   StringRef Buf;
+  bool Triton = false;       ///< triton.tools.disasm: no addresses
+  uint64_t NextAddress = 0;  ///< Triton: 16 bytes per instruction
   uint32_t Line = 0;
   const char *LineBegin = nullptr;
 
@@ -153,6 +180,7 @@ void SassScanner::startFunction(StringRef Name) {
   F->Line = Line;
   Insts.clear();
   Insts.reserve(InstsLeft);
+  NextAddress = 0;
   Labels.clear();
   PendingLabels = 0;
   EndLabel = StringRef();
@@ -247,9 +275,19 @@ Error SassScanner::instruction(StringRef L) {
   };
   I.Line = Line;
   const char *P = L.begin() + 2, *E = L.end();
-  if (!parseHex(P, E, I.Address) || E - P < 2 || P[0] != '*' || P[1] != '/')
-    return Fail(L.begin(), "expected an address comment like /*0040*/");
-  P = skipBlanks(P + 2, E);
+  if (Triton) {
+    // "02:-:-:Y:4<tab>@!P0 BRA LBB0;": the control code, then the
+    // instruction; instructions are 16 bytes apart from the function start
+    // (the addresses cuobjdump prints).
+    I.Schedule = L.take_front(controlCodeLength(L));
+    I.Address = NextAddress;
+    NextAddress += 16;
+    P = skipBlanks(L.begin() + I.Schedule.size() + 1, E);
+  } else {
+    if (!parseHex(P, E, I.Address) || E - P < 2 || P[0] != '*' || P[1] != '/')
+      return Fail(L.begin(), "expected an address comment like /*0040*/");
+    P = skipBlanks(P + 2, E);
+  }
   if (P < E && *P == '@') {
     ++P;
     if (P < E && *P == '!') {
@@ -367,6 +405,9 @@ Error SassScanner::instruction(StringRef L) {
           parseHex(Q, T.end(), A) && Q == T.end()) {
         I.CodeOperand = T;
         I.CodeAddress = A;
+      } else if (Triton && !T.empty() && isAlpha(T[0]) &&
+                 llvm::all_of(T, isSymbolChar)) {
+        I.CodeOperand = T; // "LBB0": a label, resolved with the function
       }
     }
   } else if (!Ops.empty() && memchr(Ops.data(), '`', Ops.size())) {
@@ -425,8 +466,11 @@ Error SassScanner::finishFunction() {
   std::vector<Transfer> Transfers;
   for (uint32_t K = 0; K < F->Instructions.size(); ++K) {
     SassInstruction &I = F->Instructions[K];
-    if (I.CodeOperand.starts_with("`(")) {
-      StringRef Name = I.CodeOperand.drop_front(2).drop_back(1);
+    bool Label = I.CodeOperand.starts_with("`(");
+    if (Label || (Triton && I.CodeAddress == NoAddress &&
+                  !I.CodeOperand.empty())) {
+      StringRef Name =
+          Label ? I.CodeOperand.drop_front(2).drop_back(1) : I.CodeOperand;
       auto It = std::lower_bound(
           Order.begin(), Order.end(), Name,
           [&](uint32_t A, StringRef N) { return Labels[A].Name < N; });
@@ -468,11 +512,13 @@ Error SassScanner::run() {
     return E;
   std::optional<SassFormat> Fmt = detectSassFormat(Buf);
   if (!Fmt)
-    return inputError(Path, "not SASS: expected nvdisasm or cuobjdump "
-                            "output (no `Function :`, `.section .text.`, "
-                            "line info or /*addr*/ instruction line found)");
+    return inputError(Path, "not SASS: expected nvdisasm, cuobjdump or "
+                            "triton.tools.disasm output (no `Function :`, "
+                            "`Function:`, `.section .text.`, line info or "
+                            "instruction line found)");
   M.Format = *Fmt;
   bool Cuobjdump = *Fmt == SassFormat::Cuobjdump;
+  Triton = *Fmt == SassFormat::Triton;
   InstsLeft = Semicolons;
   Insts.reserve(InstsLeft);
   bool ExplicitTarget = false;
@@ -565,6 +611,22 @@ Error SassScanner::run() {
       startFunction(L.drop_front(strlen("Function :")).trim());
       Closed = false;
       continue;
+    }
+    if (Triton) {
+      if (startsWith(L, "Function:")) {
+        if (Error E = finishFunction())
+          return E;
+        startFunction(L.drop_front(strlen("Function:")).trim());
+        continue;
+      }
+      if (controlCodeLength(L)) {
+        if (!F)
+          return errorAt(B, "instruction outside a function (no "
+                            "`Function:` line before it)");
+        if (Error E = instruction(L))
+          return E;
+        continue;
+      }
     }
     if (startsWith(L, "code for ")) {
       if (!ExplicitTarget)

@@ -57,6 +57,10 @@ struct KernelMetadata {
   std::optional<int64_t> TmemSize; ///< TMEM columns
   std::optional<int64_t> MaxNReg;
   std::string TritonVersion;
+  /// No .json beside the kernel (a TRITON_DUMP_DIR has none): Target,
+  /// NumWarps, NumCtas and WarpSize come from the .ttgir's module
+  /// attributes and every other field is empty.
+  bool FromTtgir = false;
 };
 
 /// One kernel: a folder plus a name, with the stages found beside it.
@@ -64,7 +68,9 @@ struct Kernel {
   std::string Name; ///< kernel (file stem) name, e.g. "attn_fwd"
   std::string Dir;  ///< folder holding the files (as given, made absolute)
   std::array<std::string, NumStages> Paths; ///< "" where the stage is absent
-  std::optional<KernelMetadata> Meta;       ///< parsed <name>.json, if usable
+  /// Parsed <name>.json, if usable; without one, what the .ttgir's module
+  /// attributes say (KernelMetadata::FromTtgir).
+  std::optional<KernelMetadata> Meta;
   /// Problems found while discovering (unreadable metadata, ...). They are
   /// reported, never fatal.
   std::vector<std::string> Notes;
@@ -97,6 +103,11 @@ Discovery discoverKernels(llvm::ArrayRef<std::string> Paths);
 
 /// Parses a Triton metadata .json file. Exposed for tests.
 llvm::Expected<KernelMetadata> readKernelMetadata(llvm::StringRef Path);
+
+/// The target, warps, CTAs and threads per warp in the `module attributes
+/// {...}` line of a .ttgir (FromTtgir set); nullopt when the file cannot be
+/// read or has no such line. Reads only up to that line.
+std::optional<KernelMetadata> metadataFromTtgir(llvm::StringRef Path);
 
 } // namespace gestell
 

@@ -1,14 +1,19 @@
 //===- gestell/Sass.h - SASS view (nvdisasm and cuobjdump formats) --------===//
 //
-// Machine code as text. Two renderings exist and are told apart by content,
-// never by file name: nvdisasm (`nvdisasm -c -gi`, with `//## File` line
-// info and `.L_x_N` labels) and cuobjdump (`cuobjdump -sass`, the format of
-// TRITON_KERNEL_DUMP, with encodings and absolute branch targets). Both give
-// the same instruction sequence for the same cubin.
+// Machine code as text. Three renderings exist and are told apart by
+// content, never by file name: nvdisasm (`nvdisasm -c -gi`, with `//## File`
+// line info and `.L_x_N` labels), cuobjdump (`cuobjdump -sass`, with
+// encodings and absolute branch targets), and triton (what TRITON_KERNEL_DUMP
+// writes as <name>.sass: triton.tools.disasm's rewrite of cuobjdump, each
+// instruction after its decoded control code, `02:-:-:Y:4<tab>...`, with
+// BRA targets as `LBBn` labels, no addresses, encodings or line info). All
+// give the same instruction sequence for the same cubin; the triton one's
+// addresses are counted, 16 bytes per instruction, as cuobjdump prints them.
 //
-// A function is one `.text.<name>` section (nvdisasm) or one `Function :
-// <name>` listing (cuobjdump); the subroutines ptxas appends to a kernel
-// (`$__internal_0_$__cuda_sm10x_...`) stay inside it, as labels.
+// A function is one `.text.<name>` section (nvdisasm), one `Function :
+// <name>` listing (cuobjdump) or one `Function:<name>` (triton); the
+// subroutines ptxas appends to a kernel (`$__internal_0_$__cuda_sm10x_...`)
+// stay inside it, as labels.
 //
 // Control flow: BRA, JMP (branch; BRA.U with a predicate operand and any
 // guarded branch are conditional), BRX, JMX (indirect: no known successor),
@@ -34,9 +39,9 @@
 
 namespace gestell {
 
-enum class SassFormat { Nvdisasm, Cuobjdump };
+enum class SassFormat { Nvdisasm, Cuobjdump, Triton };
 
-/// "nvdisasm" or "cuobjdump".
+/// "nvdisasm", "cuobjdump" or "triton".
 const char *sassFormatName(SassFormat F);
 
 inline constexpr uint64_t NoAddress = UINT64_MAX;
@@ -58,11 +63,13 @@ struct SassInstruction {
   llvm::StringRef Opcode;   ///< with modifiers: "WARPGROUP.DEPBAR.LE"
   llvm::StringRef Operands; ///< raw operand text without ';' and without
                             ///< the scheduling annotations
-  llvm::StringRef Schedule; ///< "&wr=0x0 ?trans1" (sm_120 listings), or ""
+  llvm::StringRef Schedule; ///< "&wr=0x0 ?trans1" (sm_120 listings), the
+                            ///< control code "02:-:-:Y:4" (triton), or ""
   uint32_t Line = 0;        ///< 1-based line in the SASS file
   uint32_t Column = 0;      ///< 1-based column of the opcode
   /// The operand that names a code address, as written: "`(.L_x_0)" or
-  /// "`(attn_fwd)" (nvdisasm), "0x330" (cuobjdump); empty when none.
+  /// "`(attn_fwd)" (nvdisasm), "0x330" (cuobjdump), "LBB0" or "0x330"
+  /// (triton); empty when none.
   llvm::StringRef CodeOperand;
   /// The address CodeOperand names (branch or call target, BSSY
   /// reconvergence point, RET base, LEPC operand), or NoAddress. In
@@ -77,7 +84,8 @@ struct SassInstruction {
   llvm::StringRef baseOpcode() const { return Opcode.split('.').first; }
 };
 
-/// A label of an nvdisasm listing (`.L_x_3:`, a subroutine's symbol).
+/// A label of an nvdisasm listing (`.L_x_3:`, a subroutine's symbol) or of
+/// a triton one (`LBB0:`).
 struct SassLabel {
   llvm::StringRef Name;
   uint64_t Address = 0;
@@ -88,7 +96,7 @@ struct SassFunction {
   std::string Name;
   uint32_t Line = 0; ///< line of `.section .text.<name>` / `Function : <name>`
   std::vector<SassInstruction> Instructions; ///< in address order
-  std::vector<SassLabel> Labels;             ///< nvdisasm only
+  std::vector<SassLabel> Labels;             ///< nvdisasm and triton
   ControlFlow CF;
 
   /// Index of the instruction at Address, or NoIndex.
