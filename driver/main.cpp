@@ -45,7 +45,8 @@ int main(int argc, char **argv) {
           "gestell: static analysis of Triton's compiled output\n\n"
           "  gestell [check] [OPTIONS] PATH...   lint kernels (the default)\n"
           "  gestell stats [OPTIONS] PATH...     instruction counts per kernel\n"
-          "  gestell diff [OPTIONS] STATE STATE...  compare builds\n",
+          "  gestell diff [OPTIONS] STATE STATE...  compare builds\n"
+          "  gestell rules test [OPTIONS] DIR... test rule packs on fixtures\n",
           &errs()))
     return ExitFailure;
   for (const auto &E : verbs())
