@@ -96,6 +96,11 @@ const FamilyTable &FamilyTable::active() {
 }
 
 void FamilyTable::setActive(std::shared_ptr<const FamilyTable> T) {
+  // Every table made active stays alive: references taken from active()
+  // before a later setActive (a verb that reads the config, then a lint
+  // session that reads it again) must not dangle.
+  static std::vector<std::shared_ptr<const FamilyTable>> KeptAlive;
+  KeptAlive.push_back(T);
   activeSlot() = std::move(T);
 }
 

@@ -65,8 +65,9 @@ public:
   /// setActive() (a config file's [[family]] entries merged in front of the
   /// built-in ones). Metrics, checks and rule packs classify with it.
   static const FamilyTable &active();
-  /// Makes T the active() table. The driver calls it once, before any
-  /// kernel is read or any thread started.
+  /// Makes T the active() table. The driver calls it before any kernel is
+  /// read or any thread started; tables made active earlier stay alive, so
+  /// a reference from active() never dangles.
   static void setActive(std::shared_ptr<const FamilyTable> T);
 
   /// Parses a table in the form of families.toml (an array of [[family]]
