@@ -332,17 +332,19 @@ std::string findNearestConfig(StringRef Start) {
   SmallString<256> Dir(Start);
   sys::fs::make_absolute(Dir);
   sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  // parent_path is a prefix of Dir: truncate (assigning Dir a StringRef
+  // into itself is not allowed).
   if (!sys::fs::is_directory(Dir))
-    Dir = sys::path::parent_path(Dir);
+    Dir.resize(sys::path::parent_path(Dir).size());
   while (!Dir.empty()) {
     SmallString<256> Candidate(Dir);
     sys::path::append(Candidate, ConfigFileName);
     if (sys::fs::is_regular_file(Candidate))
       return std::string(Candidate);
-    StringRef Parent = sys::path::parent_path(Dir);
-    if (Parent == Dir)
+    size_t Parent = sys::path::parent_path(Dir).size();
+    if (Parent == Dir.size())
       break;
-    Dir = Parent;
+    Dir.resize(Parent);
   }
   return "";
 }

@@ -219,15 +219,12 @@ int runDiff() {
     Gates.push_back(std::move(*E));
   }
 
-  std::vector<PathMap> Maps;
-  for (StringRef M : PathMapOpt) {
-    auto [From, To] = M.split('=');
-    if (From.empty() || To.empty() || !M.contains('=')) {
-      errs() << Me << "--path-map wants FROM=TO, got '" << M << "'\n";
+  PathMap Maps;
+  for (StringRef M : PathMapOpt)
+    if (Error E = Maps.add(M)) {
+      errs() << Me << toString(std::move(E)) << "\n";
       return ExitFailure;
     }
-    Maps.push_back({From.str(), To.str()});
-  }
 
   std::vector<std::string> Names = stateLabels();
   std::vector<StateSummary> States(StatePaths.size());

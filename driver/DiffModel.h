@@ -15,6 +15,8 @@
 
 #include "KernelMatch.h"
 
+#include "Report.h"
+
 #include "gestell/Bundle.h"
 #include "gestell/Families.h"
 #include "gestell/KernelMetrics.h"
@@ -228,13 +230,10 @@ struct DiffCheckOptions {
 void attachCheckFindings(DiffReport &R, const DiffCheckOptions &Opts,
                          const AnalysisOptions &Analysis);
 
-/// Maps a path as the debug info names it to a local one (--path-map).
-struct PathMap {
-  std::string From, To;
-};
 /// Reads the Python line of every TTGIR change site whose file is readable
-/// (directly or through a path map); files are read once, at most 16 MB.
-void fillSourceLines(DiffReport &R, llvm::ArrayRef<PathMap> Maps);
+/// (as the debug info names it, else through --path-map); files are read
+/// once, at most 16 MB.
+void fillSourceLines(DiffReport &R, const PathMap &Paths);
 
 /// Reads one kernel's TTGIR summary (DiffTtgir.cpp).
 TtgirSummary summarizeTtgir(const TtgirModule &M, llvm::StringRef File);

@@ -286,16 +286,15 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
   return Out;
 }
 
-void fillSourceLines(DiffReport &R, ArrayRef<PathMap> Maps) {
+void fillSourceLines(DiffReport &R, const PathMap &Paths) {
   StringMap<std::optional<std::vector<std::string>>> Files;
   auto lines = [&](StringRef File) -> const std::vector<std::string> * {
     auto It = Files.find(File);
     if (It == Files.end()) {
       std::optional<std::vector<std::string>> L;
       std::vector<std::string> Candidates{File.str()};
-      for (const PathMap &M : Maps)
-        if (File.starts_with(M.From))
-          Candidates.push_back(M.To + File.drop_front(M.From.size()).str());
+      if (std::string Mapped = Paths.map(File); Mapped != File)
+        Candidates.push_back(std::move(Mapped));
       for (const std::string &C : Candidates) {
         uint64_t Size = 0;
         if (sys::fs::file_size(C, Size) || Size > (16u << 20))

@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/GlobPattern.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -54,6 +55,9 @@ struct Token {
 
 /// Nesting limit: deeper input is an error, never a stack overflow.
 constexpr unsigned MaxDepth = 200;
+/// Height of the parsed tree, chained operators included ("1 + 1 + ..."
+/// nests to the left): evaluation and printing recurse that deep.
+constexpr unsigned MaxHeight = 1000;
 
 constexpr StringRef ResourceNames[] = {"registers", "stack", "local",
                                        "shared_static", "shared_dynamic"};
@@ -108,9 +112,18 @@ private:
   Error needNumber(const Parsed &P) const;
   Error needCondition(const Parsed &P) const;
   int add(ExprNode N) {
+    unsigned H = 1;
+    for (int C : {N.L, N.R})
+      if (C >= 0)
+        H = std::max(H, Height[C] + 1);
+    if (H > MaxHeight && !TooTallAt)
+      TooTallAt = peek().Offset;
+    Height.push_back(H);
     Out.Nodes.push_back(N);
     return int(Out.Nodes.size() - 1);
   }
+  std::vector<unsigned> Height; ///< per node of Out.Nodes
+  std::optional<size_t> TooTallAt;
   bool isCondition(const Parsed &P) const {
     return Out.Nodes[P.Node].IsCondition;
   }
@@ -339,6 +352,10 @@ Error Parser::run() {
   Expected<Parsed> P = parseOr(0);
   if (!P)
     return P.takeError();
+  if (TooTallAt)
+    return errorAt(*TooTallAt, "expression too long: more than " +
+                                   Twine(MaxHeight) +
+                                   " operators chained or nested");
   if (peek().K != Tok::End)
     return errorAt(peek().Offset,
                    "unexpected " + describe(peek()) + " after the expression");

@@ -275,13 +275,24 @@ TEST(ExprTest, DeepNestingIsAnErrorNotACrash) {
     EXPECT_NE(toString(E.takeError()).find("nested too deeply"),
               std::string::npos);
   }
-  // Long flat expressions are fine: depth does not grow with a chain.
+  // Chains parse without recursion, but evaluating and printing walk the
+  // tree (a chain nests to the left): 900 terms are fine, 20000 are a
+  // located error, never a stack overflow.
   std::string Long = "1";
-  for (int I = 0; I < 20000; ++I)
+  for (int I = 0; I < 900; ++I)
     Long += " + 1";
-  Long += " == 20001";
+  Long += " == 901";
   MapProvider P;
-  EXPECT_TRUE(parseOk(Long).evaluate(P).holds());
+  Expr Ok = parseOk(Long);
+  EXPECT_TRUE(Ok.evaluate(P).holds());
+  EXPECT_EQ(Ok.str(), Long);
+  std::string TooLong = "1";
+  for (int I = 0; I < 20000; ++I)
+    TooLong += " + 1";
+  Expected<Expr> E = Expr::parse(TooLong, families());
+  ASSERT_FALSE(static_cast<bool>(E));
+  EXPECT_NE(toString(E.takeError()).find("expression too long"),
+            std::string::npos);
 }
 
 TEST(ExprTest, RandomInputNeverCrashes) {
