@@ -114,9 +114,8 @@ int fail(const Twine &Message) {
 }
 
 void printNotification(const Notification &N) {
-  StringRef Level =
-      N.Severity == Level::Remark ? "note" : levelName(N.Severity);
-  errs() << "gestell: " << Level << ": " << N.Message << "\n";
+  errs() << "gestell: " << sarifLevel(N.Severity) << ": " << N.Message
+         << "\n";
 }
 
 int listChecks(const LintSession &S) {

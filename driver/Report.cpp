@@ -9,6 +9,30 @@ using namespace llvm;
 
 namespace gestell::driver {
 
+std::string kernelLabel(const Kernel &K) { return K.Dir + "/" + K.Name; }
+
+std::string kernelList(ArrayRef<std::string> Labels) {
+  constexpr size_t Shown = 8;
+  std::string Out;
+  for (size_t I = 0; I < Labels.size() && I < Shown; ++I)
+    Out += "\n  " + Labels[I];
+  if (Labels.size() > Shown)
+    Out += "\n  ... and " + std::to_string(Labels.size() - Shown) + " more";
+  return Out;
+}
+
+StringRef sarifLevel(Level L) {
+  switch (L) {
+  case Level::Remark:
+    return "note";
+  case Level::Warning:
+    return "warning";
+  case Level::Error:
+    return "error";
+  }
+  llvm_unreachable("unknown level");
+}
+
 Error PathMap::add(StringRef Spec) {
   auto [From, To] = Spec.split('=');
   if (From.empty() || !Spec.contains('='))

@@ -43,6 +43,17 @@ struct ReportOptions {
   std::string DocsUrl;
 };
 
+/// "DIR/NAME": how run notes name a kernel.
+std::string kernelLabel(const Kernel &K);
+
+/// The kernels of a run note, one per line after a newline ("\n  DIR/NAME"),
+/// the first 8 and then "... and N more".
+std::string kernelList(llvm::ArrayRef<std::string> Labels);
+
+/// SARIF's name of a level ("note" for a remark); also how notifications
+/// print on stderr.
+llvm::StringRef sarifLevel(Level L);
+
 /// The absolute documentation URL of a check.
 std::string helpUri(const CheckInfo &Info, const ReportOptions &Opts);
 

@@ -23,18 +23,6 @@ namespace gestell::driver {
 
 namespace {
 
-StringRef sarifLevel(Level L) {
-  switch (L) {
-  case Level::Remark:
-    return "note";
-  case Level::Warning:
-    return "warning";
-  case Level::Error:
-    return "error";
-  }
-  llvm_unreachable("unknown level");
-}
-
 /// SARIF's convention: plain-text messages end with a period.
 std::string sentence(StringRef S) {
   std::string Out = S.rtrim().str();

@@ -1,5 +1,6 @@
 //===- Runner.cpp - Running the enabled checks over kernels ---------------===//
 #include "Runner.h"
+#include "Report.h"
 #include "Verb.h"
 
 #include "gestell/Check.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
 
 using namespace llvm;
 
@@ -32,11 +34,15 @@ int RunReport::exitStatus() const {
   return ExitOk;
 }
 
+
+namespace {
+
+/// True when the kernel has what the stage needs (for SASS what
+/// KernelView::sass() can get; readable metadata for Metadata).
 bool stageAvailable(const Kernel &K, Stage S, const AnalysisOptions &Analysis) {
   switch (S) {
   case Stage::SASS:
-    return K.has(Stage::SASS) || K.has(Stage::SASSAlt) ||
-           (K.has(Stage::Cubin) && !Analysis.Nvdisasm.empty());
+    return !sassUnavailable(K, Analysis);
   case Stage::Metadata:
     return K.Meta.has_value() && !K.Meta->FromTtgir;
   default:
@@ -44,14 +50,12 @@ bool stageAvailable(const Kernel &K, Stage S, const AnalysisOptions &Analysis) {
   }
 }
 
-namespace {
-
 struct KernelOutcome {
   std::vector<Result> Results;
   std::vector<Notification> Notifications;
-  /// Checks that read SASS were skipped: the kernel has a cubin but no SASS
-  /// and there is no nvdisasm to make it.
-  bool SkippedForSass = false;
+  /// Why checks that read SASS were skipped on a kernel that has a cubin
+  /// (no nvdisasm to make its SASS); "" when none was.
+  std::string SkippedForSass;
 };
 
 /// Runs one check on one kernel. Returns the failure, or "" on success.
@@ -84,13 +88,14 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
   if (Job.Baseline)
     Base.emplace(*Job.Baseline, Analysis);
   CheckInput In{View, Base ? &*Base : nullptr};
+  std::optional<std::string> NoSass =
+      K.has(Stage::Cubin) ? sassUnavailable(K, Analysis) : std::nullopt;
 
   for (const RegisteredCheck *C : Job.Config->enabled()) {
     if (!all_of(C->Info.Stages,
                 [&](Stage S) { return stageAvailable(K, S, Analysis); })) {
-      Out.SkippedForSass |= K.has(Stage::Cubin) &&
-                            is_contained(C->Info.Stages, Stage::SASS) &&
-                            !stageAvailable(K, Stage::SASS, Analysis);
+      if (NoSass && is_contained(C->Info.Stages, Stage::SASS))
+        Out.SkippedForSass = *NoSass;
       continue;
     }
     CheckContext Ctx(C->Info, Job.Config->options(C->Info.Id));
@@ -145,31 +150,25 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
       Pool.async([&, I] { runKernel(Jobs[I], Analysis, Outcomes[I]); });
     Pool.wait();
   }
-  std::vector<std::string> NoSass;
+  // Said once per run, per reason: which kernels the SASS checks did not see.
+  std::map<std::string, std::vector<std::string>> NoSass;
   for (size_t I = 0; I < Jobs.size(); ++I) {
     KernelOutcome &O = Outcomes[I];
     std::move(O.Results.begin(), O.Results.end(),
               std::back_inserter(R.Results));
     std::move(O.Notifications.begin(), O.Notifications.end(),
               std::back_inserter(R.Notifications));
-    if (O.SkippedForSass)
-      NoSass.push_back(Jobs[I].K->Dir + "/" + Jobs[I].K->Name);
+    if (!O.SkippedForSass.empty())
+      NoSass[O.SkippedForSass].push_back(kernelLabel(*Jobs[I].K));
   }
-  // Said once per run: which kernels the SASS checks did not see, and why.
-  if (!NoSass.empty()) {
-    std::string Msg = std::to_string(NoSass.size()) + " of " +
-                      std::to_string(Jobs.size()) +
-                      " kernels have no SASS, so the checks that read it "
-                      "did not run on them: no .sass file beside the cubin, "
-                      "and " +
-                      Analysis.NvdisasmMissing + ":";
-    const size_t Shown = 8;
-    for (size_t I = 0; I < NoSass.size() && I < Shown; ++I)
-      Msg += "\n  " + NoSass[I];
-    if (NoSass.size() > Shown)
-      Msg += "\n  ... and " + std::to_string(NoSass.size() - Shown) + " more";
-    R.Notifications.push_back({Level::Remark, Msg, "", "", ""});
-  }
+  for (const auto &[Why, Kernels] : NoSass)
+    R.Notifications.push_back(
+        {Level::Remark,
+         std::to_string(Kernels.size()) + " of " + std::to_string(Jobs.size()) +
+             " kernels have no SASS, so the checks that read it did not run "
+             "on them: " +
+             Why + ":" + kernelList(Kernels),
+         "", "", ""});
   R.KernelsChecked += Jobs.size();
 }
 

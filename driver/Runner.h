@@ -75,11 +75,6 @@ struct RunReport {
   int exitStatus() const;
 };
 
-/// True when the kernel has what the stage needs (for SASS a .sass, its
-/// .cuobjdump.sass, or a cubin and an nvdisasm to disassemble it; readable
-/// metadata for Metadata).
-bool stageAvailable(const Kernel &K, Stage S, const AnalysisOptions &Analysis);
-
 /// Runs the enabled checks of each job's config on its kernel, Jobs threads
 /// at a time (0 = one per core). Appends results and notifications to R.
 void runChecks(llvm::ArrayRef<KernelJob> Jobs, unsigned Threads,

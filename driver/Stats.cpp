@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Config.h"
+#include "Report.h"
 #include "Stats.h"
 #include "Verb.h"
 
@@ -102,8 +103,6 @@ KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
   return S;
 }
 
-std::string label(const Kernel &K) { return K.Dir + "/" + K.Name; }
-
 int runStats() {
   // Instruction families: the built-in table, with the [[family]] entries
   // of the nearest .gestell.toml in front.
@@ -172,7 +171,7 @@ int runStats() {
     Failed |= !S.Problems.empty();
     for (const auto &[Stage, Why] : S.Missing)
       if (Stage == "sass")
-        NoSass[Why].push_back(label(*S.K));
+        NoSass[Why].push_back(kernelLabel(*S.K));
     Results[I].reset();
   }
   Pool.wait();
@@ -180,13 +179,7 @@ int runStats() {
 
   for (const auto &[Why, Kernels] : NoSass) {
     errs() << "gestell stats: note: " << Kernels.size() << " of " << N
-           << " kernels have no SASS: " << Why;
-    constexpr size_t Shown = 8;
-    for (size_t I = 0; I < Kernels.size() && I < Shown; ++I)
-      errs() << "\n  " << Kernels[I];
-    if (Kernels.size() > Shown)
-      errs() << "\n  ... and " << Kernels.size() - Shown << " more";
-    errs() << "\n";
+           << " kernels have no SASS: " << Why << kernelList(Kernels) << "\n";
   }
 
   OS.flush();

@@ -84,6 +84,17 @@ Expected<const PtxModule &> KernelView::ptx() {
   });
 }
 
+std::optional<std::string> sassUnavailable(const Kernel &K,
+                                           const AnalysisOptions &Opts) {
+  if (K.has(Stage::SASS) || K.has(Stage::SASSAlt))
+    return std::nullopt;
+  if (!K.has(Stage::Cubin))
+    return "no .sass and no .cubin file";
+  if (Opts.Nvdisasm.empty())
+    return "no .sass file beside the cubin, and " + Opts.NvdisasmMissing;
+  return std::nullopt;
+}
+
 Expected<const SassModule &> KernelView::sass() {
   return load(Sass, [&]() -> Expected<std::unique_ptr<SassModule>> {
     std::string Path;
@@ -91,11 +102,8 @@ Expected<const SassModule &> KernelView::sass() {
       Path = K.path(Stage::SASS).str();
     else if (K.has(Stage::SASSAlt))
       Path = K.path(Stage::SASSAlt).str();
-    else if (!K.has(Stage::Cubin))
-      return missing(Stage::SASS, "no .sass and no .cubin file");
-    else if (Opts.Nvdisasm.empty())
-      return missing(Stage::SASS, "no .sass file beside the cubin, and " +
-                                      Opts.NvdisasmMissing);
+    else if (std::optional<std::string> Why = sassUnavailable(K, Opts))
+      return missing(Stage::SASS, *Why);
     else {
       Expected<std::string> Made =
           disassembleCubin(K.path(Stage::Cubin), Opts.Nvdisasm, Opts.CacheDir);

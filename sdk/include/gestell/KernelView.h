@@ -82,6 +82,11 @@ llvm::Expected<NvdisasmLookup> findNvdisasm(llvm::StringRef Explicit);
 llvm::Expected<AnalysisOptions>
 analysisOptions(llvm::StringRef ExplicitNvdisasm);
 
+/// Why KernelView::sass() cannot give K's SASS (no .sass or .cuobjdump.sass,
+/// and no cubin or no nvdisasm to make one), or nullopt when it can.
+std::optional<std::string> sassUnavailable(const Kernel &K,
+                                           const AnalysisOptions &Opts);
+
 /// The cached SASS of CubinPath: <CacheDir>/sass/<nvdisasm id>/<sha256 of
 /// the cubin>.sass, made with `Nvdisasm -c -gi CubinPath` when absent
 /// (written to a temporary file and renamed, so a reader never sees half a
