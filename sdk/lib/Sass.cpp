@@ -386,36 +386,29 @@ Error SassScanner::instruction(StringRef L) {
     break;
   }
 
-  // The operand that names a code address: "`(label)" in nvdisasm listings,
-  // a trailing number in cuobjdump ones.
+  // The operand that names a code address: "`(label)" in nvdisasm listings
+  // (kept on any opcode), else the last operand of an opcode that takes one:
+  // a number (cuobjdump, triton) or an "LBB0" label (triton).
   StringRef Ops = I.Operands;
-  if (TakesAddress || First == 'B' || First == 'C') {
-    size_t Tick = Ops.find('`');
-    if (Tick != StringRef::npos) {
-      StringRef T = Ops.drop_front(Tick);
-      size_t Close = T.find(')');
-      if (T.size() > 2 && T[1] == '(' && Close != StringRef::npos)
-        I.CodeOperand = T.take_front(Close + 1);
-    } else if (TakesAddress) {
-      size_t Last = Ops.find_last_of(" ,");
-      StringRef T = Last == StringRef::npos ? Ops : Ops.drop_front(Last + 1);
-      uint64_t A;
-      const char *Q = T.begin() + 2;
-      if (T.size() > 2 && T[0] == '0' && T[1] == 'x' &&
-          parseHex(Q, T.end(), A) && Q == T.end()) {
-        I.CodeOperand = T;
-        I.CodeAddress = A;
-      } else if (Triton && !T.empty() && isAlpha(T[0]) &&
-                 llvm::all_of(T, isSymbolChar)) {
-        I.CodeOperand = T; // "LBB0": a label, resolved with the function
-      }
-    }
-  } else if (!Ops.empty() && memchr(Ops.data(), '`', Ops.size())) {
-    // A label operand on an opcode not listed above: keep it as written.
-    StringRef T = Ops.drop_front(Ops.find('`'));
+  size_t Tick = Ops.find('`');
+  if (Tick != StringRef::npos) {
+    StringRef T = Ops.drop_front(Tick);
     size_t Close = T.find(')');
     if (T.size() > 2 && T[1] == '(' && Close != StringRef::npos)
       I.CodeOperand = T.take_front(Close + 1);
+  } else if (TakesAddress) {
+    size_t Last = Ops.find_last_of(" ,");
+    StringRef T = Last == StringRef::npos ? Ops : Ops.drop_front(Last + 1);
+    uint64_t A;
+    const char *Q = T.begin() + 2;
+    if (T.size() > 2 && T[0] == '0' && T[1] == 'x' &&
+        parseHex(Q, T.end(), A) && Q == T.end()) {
+      I.CodeOperand = T;
+      I.CodeAddress = A;
+    } else if (Triton && !T.empty() && isAlpha(T[0]) &&
+               llvm::all_of(T, isSymbolChar)) {
+      I.CodeOperand = T; // "LBB0": a label, resolved with the function
+    }
   }
 
   if (Insts.size() > 1 && I.Address <= Insts[Insts.size() - 2].Address)
@@ -466,11 +459,12 @@ Error SassScanner::finishFunction() {
   std::vector<Transfer> Transfers;
   for (uint32_t K = 0; K < F->Instructions.size(); ++K) {
     SassInstruction &I = F->Instructions[K];
-    bool Label = I.CodeOperand.starts_with("`(");
-    if (Label || (Triton && I.CodeAddress == NoAddress &&
-                  !I.CodeOperand.empty())) {
-      StringRef Name =
-          Label ? I.CodeOperand.drop_front(2).drop_back(1) : I.CodeOperand;
+    // A code operand without an address names a label: "`(.L_x_3)" or
+    // "LBB0".
+    if (I.CodeAddress == NoAddress && !I.CodeOperand.empty()) {
+      StringRef Name = I.CodeOperand;
+      if (Name.consume_front("`("))
+        Name.consume_back(")");
       auto It = std::lower_bound(
           Order.begin(), Order.end(), Name,
           [&](uint32_t A, StringRef N) { return Labels[A].Name < N; });
