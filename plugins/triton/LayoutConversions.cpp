@@ -173,13 +173,10 @@ DiagLoc ttgirLoc(const TtgirModule &M, const Operation &Op, StringRef What) {
 
 std::optional<DiagLoc> pythonLoc(const TtgirModule &M, const Operation &Op,
                                  StringRef What) {
+  // pythonSource names only .py files (never the .ttgir a kernel compiled
+  // from IR text points at).
   std::optional<DiagLoc> L = pythonSource(M, Op);
   if (!L)
-    return std::nullopt;
-  // A kernel compiled from IR text names that file: not a Python line.
-  StringRef File = L->File;
-  if (File.ends_with(".ttgir") || File.ends_with(".ttir") ||
-      File.ends_with(".mlir") || File.ends_with(".llir"))
     return std::nullopt;
   L->Message = What.str();
   return L;
