@@ -67,6 +67,21 @@ struct FamilyTable::Cache {
   std::mutex Lock;
   StringMap<unsigned> ByIsa[2];
   StringMap<unsigned> MappingByIsa[2];
+
+  /// Map[Opcode], computed by Match on first use (outside the lock).
+  unsigned get(StringMap<unsigned> &Map, StringRef Opcode,
+               function_ref<unsigned()> Match) {
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      auto It = Map.find(Opcode);
+      if (It != Map.end())
+        return It->second;
+    }
+    unsigned R = Match();
+    std::lock_guard<std::mutex> G(Lock);
+    Map.try_emplace(Opcode, R);
+    return R;
+  }
 };
 
 FamilyTable::FamilyTable() : Memo(std::make_unique<Cache>()) {}
@@ -124,31 +139,13 @@ unsigned FamilyTable::match(ArrayRef<std::unique_ptr<Rule>> Rules, Isa I,
 }
 
 unsigned FamilyTable::classify(Isa I, StringRef Opcode) const {
-  StringMap<unsigned> &Map = Memo->ByIsa[static_cast<unsigned>(I)];
-  {
-    std::lock_guard<std::mutex> G(Memo->Lock);
-    auto It = Map.find(Opcode);
-    if (It != Map.end())
-      return It->second;
-  }
-  unsigned F = match(Rules, I, Opcode);
-  std::lock_guard<std::mutex> G(Memo->Lock);
-  Map.try_emplace(Opcode, F);
-  return F;
+  return Memo->get(Memo->ByIsa[static_cast<unsigned>(I)], Opcode,
+                   [&] { return match(Rules, I, Opcode); });
 }
 
 unsigned FamilyTable::mappingOf(Isa I, StringRef Opcode) const {
-  StringMap<unsigned> &Map = Memo->MappingByIsa[static_cast<unsigned>(I)];
-  {
-    std::lock_guard<std::mutex> G(Memo->Lock);
-    auto It = Map.find(Opcode);
-    if (It != Map.end())
-      return It->second;
-  }
-  unsigned M = match(MappingRules, I, Opcode);
-  std::lock_guard<std::mutex> G(Memo->Lock);
-  Map.try_emplace(Opcode, M);
-  return M;
+  return Memo->get(Memo->MappingByIsa[static_cast<unsigned>(I)], Opcode,
+                   [&] { return match(MappingRules, I, Opcode); });
 }
 
 std::string FamilyTable::describe() const {
