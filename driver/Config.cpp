@@ -281,11 +281,15 @@ private:
 
 } // namespace
 
+std::string normalizedPath(StringRef Path) {
+  SmallString<256> P(Path);
+  sys::fs::make_absolute(P);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
 Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given) {
-  SmallString<256> Abs(Given);
-  sys::fs::make_absolute(Abs);
-  sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
-  std::string Path(Abs);
+  std::string Path = normalizedPath(Given);
   Expected<std::unique_ptr<MemoryBuffer>> Buf =
       openArtifact(Path, Content::Text);
   if (!Buf)
@@ -329,9 +333,7 @@ Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given) {
 }
 
 std::string findNearestConfig(StringRef Start) {
-  SmallString<256> Dir(Start);
-  sys::fs::make_absolute(Dir);
-  sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  SmallString<256> Dir(normalizedPath(Start));
   // parent_path is a prefix of Dir: truncate (assigning Dir a StringRef
   // into itself is not allowed).
   if (!sys::fs::is_directory(Dir))
@@ -349,19 +351,26 @@ std::string findNearestConfig(StringRef Start) {
   return "";
 }
 
-std::string primaryConfigPath(ArrayRef<std::string> Paths) {
-  if (!Paths.empty()) {
-    std::string C = findNearestConfig(Paths.front());
-    if (!C.empty())
-      return C;
+ConfigChoice chooseConfigs(StringRef Explicit, ArrayRef<std::string> Paths) {
+  ConfigChoice C;
+  if (!Explicit.empty()) {
+    C.Primary = normalizedPath(Explicit);
+    C.PerPath.assign(Paths.size(), C.Primary);
+    return C;
   }
   SmallString<256> Cwd;
   sys::fs::current_path(Cwd);
-  return findNearestConfig(Cwd);
+  std::string CwdConfig = findNearestConfig(Cwd);
+  for (const std::string &P : Paths) {
+    std::string Near = findNearestConfig(P);
+    C.PerPath.push_back(Near.empty() ? CwdConfig : Near);
+  }
+  C.Primary = C.PerPath.empty() ? CwdConfig : C.PerPath.front();
+  return C;
 }
 
 Error useConfigFamilies(StringRef Explicit, ArrayRef<std::string> Paths) {
-  std::string Path = Explicit.empty() ? primaryConfigPath(Paths) : Explicit.str();
+  std::string Path = chooseConfigs(Explicit, Paths).Primary;
   if (Path.empty())
     return Error::success();
   Expected<std::shared_ptr<const ConfigFile>> F = readConfigFile(Path);

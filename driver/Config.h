@@ -95,14 +95,24 @@ readConfigFile(llvm::StringRef Path);
 /// The nearest .gestell.toml in Dir or a folder above it ("" = none).
 std::string findNearestConfig(llvm::StringRef Dir);
 
-/// The config a run without --config reads first: the nearest one from the
-/// first path, else from the current directory ("" = none).
-std::string primaryConfigPath(llvm::ArrayRef<std::string> Paths);
+/// Path made absolute, with "." and ".." removed.
+std::string normalizedPath(llvm::StringRef Path);
+
+/// Which config applies: for each path, Explicit (--config) when given, else
+/// the nearest .gestell.toml from the path, else from the current directory
+/// ("" = none). Primary is the first path's (the current directory's when
+/// there is no path): its instruction families and plugins serve the run.
+struct ConfigChoice {
+  std::string Primary;
+  std::vector<std::string> PerPath;
+};
+ConfigChoice chooseConfigs(llvm::StringRef Explicit,
+                           llvm::ArrayRef<std::string> Paths);
 
 /// Makes the instruction families of a config file the run's table
 /// (FamilyTable::setActive) when it defines any. For verbs that read no
-/// other part of the config (stats, diff): Explicit (--config) or else
-/// primaryConfigPath(Paths); errors in the file are returned.
+/// other part of the config (stats, diff): the Primary of
+/// chooseConfigs(Explicit, Paths); errors in the file are returned.
 llvm::Error useConfigFamilies(llvm::StringRef Explicit,
                               llvm::ArrayRef<std::string> Paths);
 

@@ -23,13 +23,6 @@ std::string exeDir() {
   std::string Exe = sys::fs::getMainExecutable(nullptr, &Anchor);
   return sys::path::parent_path(Exe).str();
 }
-
-std::string normalized(StringRef Path) {
-  SmallString<256> P(Path);
-  sys::fs::make_absolute(P);
-  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
-  return std::string(P);
-}
 } // namespace
 
 std::vector<std::string> builtinPluginDirs() {
@@ -37,7 +30,7 @@ std::vector<std::string> builtinPluginDirs() {
   for (StringRef LibDir : {StringRef(GESTELL_LIBDIR), StringRef("lib")}) {
     SmallString<256> D(exeDir());
     sys::path::append(D, "..", LibDir, "gestell", "plugins");
-    std::string N = normalized(D);
+    std::string N = normalizedPath(D);
     if (!is_contained(Dirs, N))
       Dirs.push_back(N);
   }
@@ -63,27 +56,14 @@ LintSession::create(const LintOptions &Opts) {
     S->Files[Path] = std::move(*F);
     return Error::success();
   };
-  if (!Opts.ConfigFile.empty()) {
-    std::string Path = normalized(Opts.ConfigFile);
-    if (Error E = Read(Path))
+  ConfigChoice Choice = chooseConfigs(Opts.ConfigFile, Opts.Paths);
+  S->PrimaryConfig = Choice.Primary;
+  S->PathConfig = std::move(Choice.PerPath);
+  if (Error E = Read(S->PrimaryConfig))
+    return E;
+  for (const std::string &C : S->PathConfig)
+    if (Error E = Read(C))
       return E;
-    S->PathConfig.assign(Opts.Paths.size(), Path);
-    S->PrimaryConfig = Path;
-  } else {
-    SmallString<256> Cwd;
-    sys::fs::current_path(Cwd);
-    std::string CwdConfig = findNearestConfig(Cwd);
-    for (const std::string &P : Opts.Paths) {
-      std::string C = findNearestConfig(P);
-      S->PathConfig.push_back(C.empty() ? CwdConfig : C);
-    }
-    S->PrimaryConfig = S->PathConfig.empty() ? CwdConfig : S->PathConfig[0];
-    if (Error E = Read(S->PrimaryConfig))
-      return E;
-    for (const std::string &C : S->PathConfig)
-      if (Error E = Read(C))
-        return E;
-  }
 
   // The primary config's instruction families become the run's table before
   // rule packs (their expressions name families) and checks are made.
@@ -96,7 +76,7 @@ LintSession::create(const LintOptions &Opts) {
   {
     SmallString<256> Data(exeDir());
     sys::path::append(Data, "..", GESTELL_DATADIR_REL);
-    Env.DataDir = normalized(Data);
+    Env.DataDir = normalizedPath(Data);
   }
   for (const auto &[Path, F] : S->Files)
     for (const ConfigPath &P : F->RulePacks)
@@ -203,7 +183,7 @@ Error LintSession::loadRulePacks(const LintOptions &Opts) {
   if (Opts.ConfigRulePacks)
     Paths.insert(Paths.end(), Env.RulePacks.begin(), Env.RulePacks.end());
   for (const std::string &P : Opts.RulePacks)
-    Paths.push_back(normalized(P));
+    Paths.push_back(normalizedPath(P));
   return registerRulePacks(Registry, Paths, Shipped, Opts.KeepGoing,
                            PackProblems);
 }

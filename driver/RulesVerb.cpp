@@ -89,19 +89,12 @@ struct Fixture {
   std::vector<std::pair<std::string, unsigned>> QuietRules;
 };
 
-std::string absolute(StringRef P) {
-  SmallString<256> A(P);
-  sys::fs::make_absolute(A);
-  sys::path::remove_dots(A, /*remove_dot_dot=*/true);
-  return std::string(A);
-}
-
 /// Reads one NAME.rules.expect. Problems go to Errors as
 /// "file:line:col: ...".
 Fixture readExpect(StringRef Path, StringRef Shown,
                    std::vector<std::string> &Errors) {
   Fixture F;
-  F.Expect = absolute(Path);
+  F.Expect = normalizedPath(Path);
   F.ExpectName = sys::path::filename(Path).str();
   F.Dir = StringRef(F.Expect).drop_back(ExpectSuffix.size()).str();
   F.Shown = Shown.drop_back(ExpectSuffix.size()).str();
@@ -147,7 +140,7 @@ Fixture readExpect(StringRef Path, StringRef Shown,
       }
       SmallString<256> B(sys::path::parent_path(F.Expect));
       sys::path::append(B, Words[1]);
-      F.Baseline = absolute(B);
+      F.Baseline = normalizedPath(B);
       if (!sys::fs::exists(F.Baseline))
         Err(N + 1, Col + 9, "baseline '" + Words[1] + "' does not exist");
     } else if (Words.size() == 2 && Head.starts_with("rules-")) {
