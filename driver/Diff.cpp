@@ -156,41 +156,6 @@ KernelSummary summarize(const Kernel &K, const AnalysisOptions &Opts,
   return S;
 }
 
-/// Writes through Write to stdout or atomically to -o.
-bool writeOutput(function_ref<void(raw_ostream &)> Write) {
-  if (OutputOpt.empty()) {
-    Write(outs());
-    outs().flush();
-    return true;
-  }
-  Expected<sys::fs::TempFile> T =
-      sys::fs::TempFile::create(OutputOpt + "-%%%%%%%%.tmp");
-  if (!T) {
-    errs() << Me << "cannot write " << OutputOpt << ": "
-           << toString(T.takeError()) << "\n";
-    return false;
-  }
-  bool Failed;
-  {
-    raw_fd_ostream OS(T->FD, /*shouldClose=*/false);
-    Write(OS);
-    OS.flush();
-    Failed = OS.has_error();
-    OS.clear_error();
-  }
-  if (Failed) {
-    consumeError(T->discard());
-    errs() << Me << "cannot write " << OutputOpt << "\n";
-    return false;
-  }
-  if (Error E = T->keep(OutputOpt)) {
-    errs() << Me << "cannot write " << OutputOpt << ": "
-           << toString(std::move(E)) << "\n";
-    return false;
-  }
-  return true;
-}
-
 int runDiff() {
   std::vector<std::string> Paths(StatePaths.begin(), StatePaths.end());
   if (Error E = useConfigFamilies(ConfigOpt, Paths)) {
@@ -279,7 +244,7 @@ int runDiff() {
   for (const std::string &U : R.GateUnknown)
     errs() << Me << "note: gate not decided for " << U << "\n";
 
-  bool Written = writeOutput([&](raw_ostream &OS) {
+  bool Written = writeOutput(OutputOpt, Me, [&](raw_ostream &OS) {
     switch (FormatOpt) {
     case Format::Text:
       writeDiffText(OS, R);

@@ -3,7 +3,9 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -19,6 +21,41 @@ std::string kernelList(ArrayRef<std::string> Labels) {
   if (Labels.size() > Shown)
     Out += "\n  ... and " + std::to_string(Labels.size() - Shown) + " more";
   return Out;
+}
+
+bool writeOutput(StringRef Path, StringRef Me,
+                 function_ref<void(raw_ostream &)> Write) {
+  if (Path.empty()) {
+    Write(outs());
+    outs().flush();
+    return true;
+  }
+  Expected<sys::fs::TempFile> T =
+      sys::fs::TempFile::create(Path + "-%%%%%%%%.tmp");
+  if (!T) {
+    errs() << Me << "cannot write " << Path << ": " << toString(T.takeError())
+           << "\n";
+    return false;
+  }
+  bool Failed;
+  {
+    raw_fd_ostream OS(T->FD, /*shouldClose=*/false);
+    Write(OS);
+    OS.flush();
+    Failed = OS.has_error();
+    OS.clear_error();
+  }
+  if (Failed) {
+    consumeError(T->discard());
+    errs() << Me << "cannot write " << Path << "\n";
+    return false;
+  }
+  if (Error E = T->keep(Path)) {
+    errs() << Me << "cannot write " << Path << ": " << toString(std::move(E))
+           << "\n";
+    return false;
+  }
+  return true;
 }
 
 StringRef sarifLevel(Level L) {

@@ -11,6 +11,7 @@
 
 #include "Runner.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -49,6 +50,13 @@ std::string kernelLabel(const Kernel &K);
 /// The kernels of a run note, one per line after a newline ("\n  DIR/NAME"),
 /// the first 8 and then "... and N more".
 std::string kernelList(llvm::ArrayRef<std::string> Labels);
+
+/// Writes through Write to stdout (Path "") or to Path through a temporary
+/// file renamed over it at the end, so a failed run never leaves half a
+/// file. Says why on stderr, after Me ("gestell diff: "), and returns false
+/// when the file could not be written.
+bool writeOutput(llvm::StringRef Path, llvm::StringRef Me,
+                 llvm::function_ref<void(llvm::raw_ostream &)> Write);
 
 /// SARIF's name of a level ("note" for a remark); also how notifications
 /// print on stderr.

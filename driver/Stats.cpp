@@ -13,9 +13,9 @@
 // Missing stages (no SASS in a cache) are not failures.
 //
 //===----------------------------------------------------------------------===//
+#include "Stats.h"
 #include "Config.h"
 #include "Report.h"
-#include "Stats.h"
 #include "Verb.h"
 
 #include "gestell/KernelView.h"
@@ -126,79 +126,51 @@ int runStats() {
   }
   const AnalysisOptions &Opts = *Analysis;
 
-  // Output: stdout, or a temporary file renamed over -o at the end.
-  std::optional<sys::fs::TempFile> Temp;
-  std::unique_ptr<raw_fd_ostream> FileOS;
-  if (!OutputOpt.empty()) {
-    Expected<sys::fs::TempFile> T =
-        sys::fs::TempFile::create(OutputOpt + "-%%%%%%%%.tmp");
-    if (!T) {
-      errs() << "gestell stats: cannot write " << OutputOpt << ": "
-             << toString(T.takeError()) << "\n";
-      return ExitFailure;
-    }
-    Temp.emplace(std::move(*T));
-    FileOS = std::make_unique<raw_fd_ostream>(Temp->FD, /*shouldClose=*/false);
-  }
-  raw_ostream &OS = FileOS ? *FileOS : outs();
-
-  const FamilyTable &Families = FamilyTable::active();
-  std::unique_ptr<StatsWriter> W =
-      FormatOpt == Format::Json
-          ? makeJsonStatsWriter(OS)
-          : makeTextStatsWriter(OS, StatsOutputOptions{OpcodesOpt});
-  W->begin(Families);
-
-  // One task per kernel; results are written in order as they complete.
-  const size_t N = D.Kernels.size();
-  std::vector<std::optional<KernelStats>> Results(N);
-  std::vector<std::shared_future<void>> Done;
-  Done.reserve(N);
-  DefaultThreadPool Pool(hardware_concurrency(JobsOpt));
-  for (size_t I = 0; I < N; ++I)
-    Done.push_back(Pool.async(
-        [&, I] { Results[I] = collect(D.Kernels[I], Opts, Families); }));
-
+  // Output: stdout, or a temporary file renamed over -o at the end; the
+  // kernels are written as they complete.
   bool Failed = !D.Problems.empty();
-  // Why kernels have no SASS -> which kernels, said once at the end.
-  std::map<std::string, std::vector<std::string>> NoSass;
-  for (size_t I = 0; I < N; ++I) {
-    Done[I].wait();
-    KernelStats &S = *Results[I];
-    W->add(S);
-    for (const std::string &P : S.Problems)
-      errs() << "gestell stats: " << P << "\n";
-    Failed |= !S.Problems.empty();
-    for (const auto &[Stage, Why] : S.Missing)
-      if (Stage == "sass")
-        NoSass[Why].push_back(kernelLabel(*S.K));
-    Results[I].reset();
-  }
-  Pool.wait();
-  W->end(D.Problems);
+  auto Write = [&](raw_ostream &OS) {
+    const FamilyTable &Families = FamilyTable::active();
+    std::unique_ptr<StatsWriter> W =
+        FormatOpt == Format::Json
+            ? makeJsonStatsWriter(OS)
+            : makeTextStatsWriter(OS, StatsOutputOptions{OpcodesOpt});
+    W->begin(Families);
 
-  for (const auto &[Why, Kernels] : NoSass) {
-    errs() << "gestell stats: note: " << Kernels.size() << " of " << N
-           << " kernels have no SASS: " << Why << kernelList(Kernels) << "\n";
-  }
+    // One task per kernel; results are written in order as they complete.
+    const size_t N = D.Kernels.size();
+    std::vector<std::optional<KernelStats>> Results(N);
+    std::vector<std::shared_future<void>> Done;
+    Done.reserve(N);
+    DefaultThreadPool Pool(hardware_concurrency(JobsOpt));
+    for (size_t I = 0; I < N; ++I)
+      Done.push_back(Pool.async(
+          [&, I] { Results[I] = collect(D.Kernels[I], Opts, Families); }));
 
-  OS.flush();
-  if (FileOS) {
-    bool WriteError = FileOS->has_error();
-    FileOS->clear_error();
-    FileOS.reset();
-    if (WriteError) {
-      consumeError(Temp->discard());
-      errs() << "gestell stats: cannot write " << OutputOpt << "\n";
-      return ExitFailure;
+    // Why kernels have no SASS -> which kernels, said once at the end.
+    std::map<std::string, std::vector<std::string>> NoSass;
+    for (size_t I = 0; I < N; ++I) {
+      Done[I].wait();
+      KernelStats &S = *Results[I];
+      W->add(S);
+      for (const std::string &P : S.Problems)
+        errs() << "gestell stats: " << P << "\n";
+      Failed |= !S.Problems.empty();
+      for (const auto &[Stage, Why] : S.Missing)
+        if (Stage == "sass")
+          NoSass[Why].push_back(kernelLabel(*S.K));
+      Results[I].reset();
     }
-    if (Error E = Temp->keep(OutputOpt)) {
-      errs() << "gestell stats: cannot write " << OutputOpt << ": "
-             << toString(std::move(E)) << "\n";
-      return ExitFailure;
+    Pool.wait();
+    W->end(D.Problems);
+
+    for (const auto &[Why, Kernels] : NoSass) {
+      errs() << "gestell stats: note: " << Kernels.size() << " of " << N
+             << " kernels have no SASS: " << Why << kernelList(Kernels) << "\n";
     }
-  }
-  return Failed ? ExitFailure : ExitOk;
+  };
+  bool Written = writeOutput(OutputOpt, "gestell stats: ", Write);
+  return Written && !Failed ? ExitOk : ExitFailure;
 }
 
 VerbRegistration Registration(StatsCmd, runStats);
