@@ -309,8 +309,7 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
         Rows.push_back(&C);
     if (Rows.empty())
       continue;
-    OS << "<details" << (D.countsChanged(I) ? "" : "") << "><summary>"
-       << isaTitle(I) << " family counts"
+    OS << "<details><summary>" << isaTitle(I) << " family counts"
        << (D.countsChanged(I) ? "" : ": no change") << "</summary>\n";
     countTable(OS, R, Rows, "family", false);
     OS << "</details>\n";
