@@ -211,26 +211,30 @@ Error TmaFallbackCheck::check(CheckInput &In) {
             DiagLoc::artifact(U.S, M->Path, Instead->Line, Instead->Column),
             "the " + stageSuffix(U.S) + " accesses it with " + Instead->Name);
   }
-  if (Src)
-    if (const PtxFunction *PF = kernelFunction(*Ptx, K.Name))
-      for (const PtxInstruction &I : PF->Instructions) {
-        if (!inFamily(Isa::PTX, I.Opcode, "global"))
-          continue;
-        std::optional<DiagLoc> L = pythonSource(*Ptx, I);
-        if (L && L->File == Src->File && L->Line == Src->Line) {
-          D.related(locate(*Ptx, I), "the PTX accesses it with " + I.Opcode);
-          break;
-        }
+  const PtxFunction *PF = kernelFunction(*Ptx, K.Name);
+  if (Src && PF)
+    for (const PtxInstruction &I : PF->Instructions) {
+      if (!inFamily(Isa::PTX, I.Opcode, "global"))
+        continue;
+      std::optional<DiagLoc> L = pythonSource(*Ptx, I);
+      if (L && L->File == Src->File && L->Line == Src->Line) {
+        D.related(locate(*Ptx, I), "the PTX accesses it with " + I.Opcode);
+        break;
       }
+    }
 
   std::string Counted = join(Parts, ", ");
   D.note(Counted + (Parts.empty() ? "" : " and ") +
          Plural(Asked->Made, "other descriptor op") + " in the " + StageName +
          (Without.empty() ? std::string()
                           : "; none left in the " + join(Without, " and ")));
-  D.note(locate(*Ptx, *kernelFunction(*Ptx, K.Name)),
-         "0 TMA copies (cp.async.bulk.tensor) in the PTX" +
-             std::string(Sass ? ", 0 (UTMALDG, UTMASTG) in the SASS" : ""));
+  std::string NoCopies =
+      "0 TMA copies (cp.async.bulk.tensor) in the PTX" +
+      std::string(Sass ? ", 0 (UTMALDG, UTMASTG) in the SASS" : "");
+  if (PF)
+    D.note(locate(*Ptx, *PF), NoCopies);
+  else
+    D.note(NoCopies);
   unsigned Sm = smNumber(Ptx->Target);
   if (Sm && Sm < 90)
     D.note("target " + Ptx->Target.split(',').first.trim() +
