@@ -178,9 +178,7 @@ StringSource::StringSource(StringRef FileText, PackPos Start) {
   Line = Start.Line;
   Column = 1;
   for (unsigned C = 1; C < Start.Column && Off < FileText.size(); ++C) {
-    unsigned char B = FileText[Off];
-    unsigned Len = B < 0x80 ? 1 : (B >> 5) == 6 ? 2 : (B >> 4) == 14 ? 3 : 4;
-    Off += Len;
+    Off += getNumBytesForUTF8(FileText[Off]);
     ++Column;
   }
   Raw = FileText.drop_front(std::min(Off, FileText.size()));
@@ -250,8 +248,7 @@ PackPos StringSource::at(size_t DecodedOffset) const {
       }
       continue;
     }
-    unsigned char B = C;
-    unsigned Len = B < 0x80 ? 1 : (B >> 5) == 6 ? 2 : (B >> 4) == 14 ? 3 : 4;
+    unsigned Len = getNumBytesForUTF8(C);
     Decoded += Len;
     S.advance(Len);
   }
@@ -292,7 +289,6 @@ private:
   std::string sourceLine(unsigned L) const {
     if (!L)
       return "";
-    SmallVector<StringRef, 0> Lines;
     StringRef Rest = Text;
     for (unsigned I = 1; I < L; ++I) {
       size_t NL = Rest.find('\n');
@@ -436,29 +432,27 @@ void PackReader::readOps(const toml::node &N, StringRef Key,
   ArrayRef<StringRef> Known = knownTtgirOps();
   for (auto &[Name, Node] : Names) {
     StringRef Op(Name);
-    OpPattern P{Name, hasGlobChar(Op)};
+    OpPattern P{Name, hasGlobChar(Op), nullptr};
     StringRef Dialect = Op.take_until([](char C) { return C == '.'; });
     bool Open = is_contained(openTtgirDialects(), Dialect);
     if (P.IsGlob) {
-      Expected<GlobPattern> G = GlobPattern::create(Op);
+      // Compiled once, from the text the pattern keeps (GlobPattern points
+      // into it).
+      auto C = std::make_shared<CompiledGlob>();
+      C->Text = Name;
+      Expected<GlobPattern> G = GlobPattern::create(C->Text);
       if (!G) {
         problem(pos(*Node),
                 "bad op pattern '" + Name + "': " + toString(G.takeError()));
         continue;
       }
-      if (!Open && none_of(Known, [&](StringRef K) { return G->match(K); })) {
+      C->Pattern = std::move(*G);
+      if (!Open &&
+          none_of(Known, [&](StringRef K) { return C->Pattern.match(K); })) {
         problem(pos(*Node), "op pattern '" + Name + "' matches no known op");
         continue;
       }
-      auto C = std::make_shared<CompiledGlob>();
-      C->Text = Name;
-      Expected<GlobPattern> Own = GlobPattern::create(C->Text);
-      if (Own) {
-        C->Pattern = std::move(*Own);
-        P.Glob = std::move(C);
-      } else {
-        consumeError(Own.takeError());
-      }
+      P.Glob = std::move(C);
     } else if (!Open && !std::binary_search(Known.begin(), Known.end(), Op)) {
       if (Dialect == Op) {
         problem(pos(*Node),
@@ -744,22 +738,12 @@ void PackReader::readPredicate(const toml::table &T) {
   }
   if (Out.Problems.size() != Before)
     return;
-  // Required keys and consistency.
-  auto Need = [&](StringRef Key) {
+  // Required keys (the spec's first RequiredCount), then consistency.
+  for (StringRef Key : ArrayRef(Spec->Keys).take_front(Spec->RequiredCount))
     if (!T.get(Key))
       problem(P.Pos, "a '" + *IsName + "' predicate needs '" + Key + "'");
-  };
   switch (P.K) {
-  case Predicate::Kind::Equivalent:
-    Need("layout");
-    Need("with");
-    break;
-  case Predicate::Kind::TmemCompatible:
-    Need("layout");
-    Need("store");
-    break;
   case Predicate::Kind::Cost:
-    Need("equals");
     if (T.get("op") && (T.get("layout") || T.get("to")))
       problem(P.Pos, "a 'cost' predicate takes 'op' (a conversion) or "
                      "'layout' and 'to' (a conversion between two values), "
@@ -768,11 +752,7 @@ void PackReader::readPredicate(const toml::table &T) {
       problem(P.Pos, "a 'cost' predicate needs 'op' (a conversion) or "
                      "'layout' and 'to'");
     break;
-  case Predicate::Kind::InLoop:
-    Need("op");
-    break;
   case Predicate::Kind::LoopDepth:
-    Need("op");
     if (!P.Equals && !P.Min && !P.Max)
       problem(P.Pos, "a 'loop-depth' predicate needs 'equals', 'min' or "
                      "'max'");
@@ -782,20 +762,10 @@ void PackReader::readPredicate(const toml::table &T) {
       problem(P.Pos, "'min' is larger than 'max'");
     break;
   case Predicate::Kind::Shape:
-    Need("value");
     if (P.Dims.empty() && !P.Rank)
       problem(P.Pos, "a 'shape' predicate needs 'equals' or 'rank'");
     break;
-  case Predicate::Kind::Dtype:
-    Need("value");
-    Need("equals");
-    break;
-  case Predicate::Kind::Attr:
-    Need("op");
-    Need("name");
-    break;
-  case Predicate::Kind::Target:
-    Need("equals");
+  default:
     break;
   }
   if (Out.Problems.size() == Before)
