@@ -137,7 +137,8 @@ private:
   size_t Pos = 0;
 };
 
-std::pair<unsigned, unsigned> Parser::lineCol(size_t Offset) const {
+/// 1-based line and column of Offset in Text.
+std::pair<unsigned, unsigned> lineColOf(StringRef Text, size_t Offset) {
   unsigned Line = 1;
   size_t LineStart = 0;
   for (size_t I = 0; I < Offset && I < Text.size(); ++I)
@@ -146,6 +147,10 @@ std::pair<unsigned, unsigned> Parser::lineCol(size_t Offset) const {
       LineStart = I + 1;
     }
   return {Line, unsigned(Offset - LineStart + 1)};
+}
+
+std::pair<unsigned, unsigned> Parser::lineCol(size_t Offset) const {
+  return lineColOf(Text, Offset);
 }
 
 Error Parser::errorAt(size_t Offset, const Twine &Message) const {
@@ -718,11 +723,7 @@ Expected<Expr> Expr::parseCondition(StringRef Text, const FamilyTable &Families,
   if (!E)
     return E;
   if (!E->isCondition()) {
-    size_t Offset = Text.find_first_not_of(" \t\r\n");
-    unsigned Line = 1 + Text.take_front(Offset).count('\n');
-    size_t LineStart = Text.take_front(Offset).rfind('\n');
-    unsigned Col =
-        LineStart == StringRef::npos ? Offset + 1 : Offset - LineStart;
+    auto [Line, Col] = lineColOf(Text, Text.find_first_not_of(" \t\r\n"));
     return inputError(SourceName, Line, Col,
                       "expected a condition (a comparison such as "
                       "'head.staging.loop > base.staging.loop'), found a "
