@@ -157,14 +157,6 @@ std::string metricFile(const KernelMetrics &KM, const Kernel &K,
   return K.has(Stage::Cubin) ? K.path(Stage::Cubin).str()
                              : K.path(Stage::Metadata).str();
 }
-
-std::optional<Stage> stageOf(StringRef S) {
-  if (S == "sass")
-    return Stage::SASS;
-  if (S == "ptx")
-    return Stage::PTX;
-  return std::nullopt;
-}
 } // namespace
 
 Error RuleCheck::checkCount(CheckInput &In) {
@@ -212,7 +204,7 @@ Error RuleCheck::checkCount(CheckInput &In) {
         break;
       }
   std::string File = metricFile(Head, K, HeadStage);
-  std::optional<Stage> FileStage = stageOf(HeadStage);
+  std::optional<Stage> FileStage = stageFromName(HeadStage);
   DiagLoc Primary = DiagLoc::artifact(
       FileStage ? *FileStage
                 : (K.has(Stage::Cubin) ? Stage::Cubin : Stage::Metadata),
@@ -233,7 +225,7 @@ Error RuleCheck::checkCount(CheckInput &In) {
       Text += " (" + V.Stage + ")";
     if (StringRef(Name).starts_with("base.") && Base) {
       const Kernel &BK = In.Baseline->kernel();
-      std::optional<Stage> BS = stageOf(V.Stage);
+      std::optional<Stage> BS = stageFromName(V.Stage);
       B.note(DiagLoc::artifact(BS ? *BS : Stage::Cubin,
                                metricFile(*Base, BK, V.Stage)),
              Text + " in the baseline");
