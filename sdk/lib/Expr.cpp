@@ -244,14 +244,15 @@ public:
   Evaluator(const Expr::Impl &I, const MetricProvider &P, ExprResult &R)
       : I(I), P(P), R(R) {}
 
-  /// Asks the provider for every metric once, in text order.
+  /// Asks the provider for every metric once, in text order; UsedOf maps
+  /// each metric of the expression to its entry of R.Used.
   void readMetrics() {
+    StringMap<size_t> Seen;
     for (const Metric &M : I.Metrics) {
-      std::string Key = M.str();
-      if (Seen.count(Key))
-        continue;
-      Seen[Key] = R.Used.size();
-      R.Used.push_back({Key, P.value(M)});
+      auto [It, New] = Seen.try_emplace(M.str(), R.Used.size());
+      if (New)
+        R.Used.push_back({It->first().str(), P.value(M)});
+      UsedOf.push_back(It->second);
     }
   }
 
@@ -261,11 +262,10 @@ public:
     case ExprOp::Number:
       return Val::num(Node.Num);
     case ExprOp::Metric: {
-      const MetricValue &V =
-          R.Used[Seen.lookup(I.Metrics[Node.Metric].str())].second;
+      const auto &[Name, V] = R.Used[UsedOf[Node.Metric]];
       if (V.Value)
         return Val::num(*V.Value);
-      return Val::unknown(I.Metrics[Node.Metric].str() + ": " +
+      return Val::unknown(Name + ": " +
                           (V.WhyUnknown.empty() ? "unknown" : V.WhyUnknown));
     }
     case ExprOp::Neg: {
@@ -330,7 +330,7 @@ private:
   const Expr::Impl &I;
   const MetricProvider &P;
   ExprResult &R;
-  StringMap<size_t> Seen;
+  std::vector<size_t> UsedOf; ///< per I.Metrics
 };
 } // namespace
 
