@@ -213,42 +213,18 @@ void compareCounts(KernelDiff &D, const FamilyTable &Families,
 }
 
 void compareResources(KernelDiff &D) {
-  const size_t N = D.States.size();
-  auto add = [&](StringRef Name, auto Get) {
+  for (Resource Res : {Resource::Registers, Resource::Stack, Resource::Local,
+                       Resource::SharedStatic, Resource::SharedDynamic}) {
     ResourceRow R;
-    R.Name = Name.str();
-    R.Values.resize(N);
-    for (size_t S = 0; S < N; ++S)
+    R.Name = resourceName(Res).str();
+    R.Values.resize(D.States.size());
+    for (size_t S = 0; S < D.States.size(); ++S)
       if (const KernelSummary *K = D.States[S].Summary)
-        R.Values[S] = Get(K->Metrics);
+        if (std::optional<double> V = resourceValue(K->Metrics, Res);
+            V && *V >= 0)
+          R.Values[S] = uint64_t(*V);
     D.Resources.push_back(std::move(R));
-  };
-  using OptU = std::optional<uint64_t>;
-  add("registers", [](const KernelMetrics &M) -> OptU {
-    if (M.Resources)
-      return M.Resources->Registers;
-    return std::nullopt;
-  });
-  add("stack", [](const KernelMetrics &M) -> OptU {
-    if (M.Resources)
-      return M.Resources->Stack;
-    return std::nullopt;
-  });
-  add("local", [](const KernelMetrics &M) -> OptU {
-    if (M.Resources)
-      return M.Resources->Local;
-    return std::nullopt;
-  });
-  add("shared_static", [](const KernelMetrics &M) -> OptU {
-    if (M.Resources)
-      return M.Resources->SharedStatic;
-    return std::nullopt;
-  });
-  add("shared_dynamic", [](const KernelMetrics &M) -> OptU {
-    if (M.SharedDynamic && *M.SharedDynamic >= 0)
-      return uint64_t(*M.SharedDynamic);
-    return std::nullopt;
-  });
+  }
 }
 
 std::string kernelLabel(const StateSummary &S, const KernelSummary &K) {

@@ -77,7 +77,6 @@ Isa defaultMetricStage(const KernelMetrics &Head, const KernelMetrics *Base) {
   return Head.Sass ? Isa::SASS : Isa::PTX;
 }
 
-namespace {
 std::optional<double> resourceValue(const KernelMetrics &K, Resource R) {
   if (R == Resource::SharedDynamic) {
     if (K.SharedDynamic)
@@ -100,6 +99,8 @@ std::optional<double> resourceValue(const KernelMetrics &K, Resource R) {
   }
   return std::nullopt;
 }
+
+namespace {
 
 double pick(const Count &C, bool InLoops) {
   return double(InLoops ? C.InLoops : C.Total);

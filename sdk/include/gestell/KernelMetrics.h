@@ -57,6 +57,10 @@ struct MetricStages {
 /// Reads the metadata, cubin, PTX and SASS of V's kernel (as present and
 /// asked for) and counts them with Families. Missing stages and unreadable
 /// files are recorded in the result, never fatal. Does not release V.
+/// A resource of the kernel (registers, stack, ... from the cubin; dynamic
+/// shared memory from the metadata), or nullopt when unknown.
+std::optional<double> resourceValue(const KernelMetrics &K, Resource R);
+
 KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
                                    MetricStages Stages = {});
 
