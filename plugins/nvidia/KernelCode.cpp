@@ -54,6 +54,24 @@ SmallVector<uint32_t, 4> outermostLoops(const ControlFlow &CF) {
   return Out;
 }
 
+uint32_t outermostLoopOf(const ControlFlow &CF, uint32_t Inst) {
+  uint32_t L = CF.loopOf(Inst);
+  while (L != NoIndex && CF.Loops[L].Parent != NoIndex)
+    L = CF.Loops[L].Parent;
+  return L;
+}
+
+const TtgirModule *optionalTtgir(KernelView &V) {
+  if (!V.kernel().has(Stage::TTGIR))
+    return nullptr;
+  Expected<const TtgirModule &> T = V.ttgir();
+  if (!T) {
+    consumeError(T.takeError());
+    return nullptr;
+  }
+  return &*T;
+}
+
 std::vector<uint32_t> loopInstructions(const ControlFlow &CF, uint32_t Loop) {
   std::vector<uint32_t> Out;
   for (uint32_t B : CF.Loops[Loop].Blocks)

@@ -14,6 +14,7 @@
 
 #include "gestell/Diagnostic.h"
 #include "gestell/Families.h"
+#include "gestell/KernelView.h"
 #include "gestell/Ptx.h"
 #include "gestell/Sass.h"
 #include "gestell/Ttgir.h"
@@ -40,6 +41,8 @@ DiagLoc locate(const SassModule &M, const SassFunction &F);
 
 /// Loops that no other loop holds, by index into CF.Loops.
 llvm::SmallVector<uint32_t, 4> outermostLoops(const ControlFlow &CF);
+/// The outermost loop holding instruction Inst, or NoIndex.
+uint32_t outermostLoopOf(const ControlFlow &CF, uint32_t Inst);
 /// The instructions of a loop (nested loops included), in program order.
 std::vector<uint32_t> loopInstructions(const ControlFlow &CF, uint32_t Loop);
 
@@ -75,6 +78,10 @@ bool isPtxSharedLoad(llvm::StringRef Opcode);
 /// back-edge branch, which often but not always carries the `for` line.
 std::optional<DiagLoc> loopSource(const SassModule &M, const SassFunction &F,
                                   uint32_t Loop, const TtgirModule *Ttgir);
+
+/// The kernel's TTGIR when it has one that reads, else null: for checks
+/// that only use it to say more (loopSource), never to decide.
+const TtgirModule *optionalTtgir(KernelView &V);
 
 /// A ratio as messages print it: two decimals, trailing zeros dropped
 /// ("24", "0.5", "0.83").

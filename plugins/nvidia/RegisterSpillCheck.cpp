@@ -130,17 +130,9 @@ Error RegisterSpillCheck::check(CheckInput &In) {
            " STL, " + Twine(LoadsInLoops) + " LDL; " + Twine(Total) +
            " in the kernel");
     D.note(CubinLoc, registersNote(*CK, K) + ", " + Frame);
-    const TtgirModule *Ttgir = nullptr;
-    if (K.has(Stage::TTGIR)) {
-      if (Expected<const TtgirModule &> T = In.Kernel.ttgir())
-        Ttgir = &*T;
-      else
-        consumeError(T.takeError());
-    }
-    uint32_t L = SF->CF.loopOf(FirstInLoop);
-    while (L != NoIndex && SF->CF.Loops[L].Parent != NoIndex)
-      L = SF->CF.Loops[L].Parent;
-    if (std::optional<DiagLoc> LoopSrc = loopSource(*Sass, *SF, L, Ttgir))
+    uint32_t L = outermostLoopOf(SF->CF, FirstInLoop);
+    if (std::optional<DiagLoc> LoopSrc =
+            loopSource(*Sass, *SF, L, optionalTtgir(In.Kernel)))
       D.note(*LoopSrc, "in the loop at this Python line");
     D.hint("ptxas register allocation",
            "the loop needs more registers than ptxas can give each thread "

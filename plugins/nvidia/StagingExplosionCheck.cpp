@@ -154,13 +154,6 @@ uint32_t pointAt(const FunctionT &F, ArrayRef<uint32_t> Insts, Isa I,
   return NoIndex;
 }
 
-uint32_t outermost(const ControlFlow &CF, uint32_t Inst) {
-  uint32_t L = CF.loopOf(Inst);
-  while (L != NoIndex && CF.Loops[L].Parent != NoIndex)
-    L = CF.Loops[L].Parent;
-  return L;
-}
-
 /// A ttg.convert_layout inside an scf.for whose Python line is Src's.
 const Operation *conversionAt(const TtgirModule &M, const DiagLoc &Src) {
   for (const Operation *Op : M.ops()) {
@@ -306,14 +299,8 @@ Error StagingExplosionCheck::check(CheckInput &In) {
     D.note(N);
   // The TTGIR, when present, names the loop's `for` line and the layout
   // conversion at the primary instruction's Python line.
-  const TtgirModule *Ttgir = nullptr;
-  if (K.has(Stage::TTGIR)) {
-    if (Expected<const TtgirModule &> T = In.Kernel.ttgir())
-      Ttgir = &*T;
-    else
-      consumeError(T.takeError());
-  }
-  if (uint32_t L = outermost(SF->CF, At); L != NoIndex)
+  const TtgirModule *Ttgir = optionalTtgir(In.Kernel);
+  if (uint32_t L = outermostLoopOf(SF->CF, At); L != NoIndex)
     if (std::optional<DiagLoc> LoopSrc = loopSource(*Sass, *SF, L, Ttgir))
       D.note(*LoopSrc, "in the loop at this Python line");
 
