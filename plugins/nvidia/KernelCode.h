@@ -46,7 +46,8 @@ uint32_t outermostLoopOf(const ControlFlow &CF, uint32_t Inst);
 /// The instructions of a loop (nested loops included), in program order.
 std::vector<uint32_t> loopInstructions(const ControlFlow &CF, uint32_t Loop);
 
-/// True when Opcode is in the family Id of the built-in table.
+/// True when Opcode is in the family Id of the run's table
+/// (FamilyTable::active()).
 bool inFamily(Isa I, llvm::StringRef Opcode, llvm::StringRef Id);
 
 /// SASS warp-group MMA (Hopper): HGMMA, QGMMA, IGMMA, BGMMA.

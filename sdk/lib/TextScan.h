@@ -21,7 +21,7 @@ namespace scan {
 /// ("binary data" / "invalid UTF-8"), naming line and column. Pure ASCII is
 /// checked eight bytes at a time. On the way it counts the bytes equal to
 /// Counted into *Count (the parsers size their vectors from it: ';' for
-/// PTX statements, '\n' for SASS lines).
+/// PTX statements and SASS instructions alike).
 llvm::Error checkText(llvm::StringRef Buffer, llvm::StringRef Path,
                       char Counted, size_t &Count);
 
