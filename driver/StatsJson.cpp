@@ -128,6 +128,8 @@ private:
       J.attribute("functions", C->Functions);
       J.attribute("loops", C->Loops);
       count("instructions", C->Instructions);
+      if (C->Of == Isa::SASS)
+        J.attribute("never_executed", C->NeverExecuted);
       J.attributeObject("families", [&] {
         for (unsigned I = 0; I < C->Families.size(); ++I)
           count(Families->idOf(I), C->Families[I]);

@@ -120,6 +120,9 @@ private:
     Row("other", [](const StageCounts &C) -> const Count & { return C.Other; });
     Row("total",
         [](const StageCounts &C) -> const Count & { return C.Instructions; });
+    if (S.Sass)
+      OS << "  never executed (@!PT/@!UPT): " << S.Sass->NeverExecuted
+         << "\n";
   }
 
   void opcodes(StringRef Stage, const std::optional<StageCounts> &C) {

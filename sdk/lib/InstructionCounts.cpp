@@ -59,8 +59,10 @@ StageCounts countInstructions(const PtxModule &M, const FamilyTable &Table) {
 StageCounts countInstructions(const SassModule &M, const FamilyTable &Table) {
   StageCounts C;
   C.Of = Isa::SASS;
-  for (const SassFunction &F : M.Functions)
+  for (const SassFunction &F : M.Functions) {
     countFunction(F, C);
+    C.NeverExecuted += F.NeverExecuted;
+  }
   addFamilies(C, Table);
   return C;
 }

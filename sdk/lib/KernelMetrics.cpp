@@ -37,7 +37,16 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
   };
 
   if (Expected<const CubinInfo &> C = V.cubin()) {
-    S.CubinTarget = C->targetName();
+    std::string PtxTarget;
+    if (!C->ArchSpecific && C->SmArch >= 90 && K.has(Stage::PTX))
+      PtxTarget = readPtxTarget(K.path(Stage::PTX));
+    ArchResolution A = resolveArch(*C, PtxTarget, K.Meta ? &*K.Meta : nullptr);
+    S.CubinTarget = A.Arch;
+    if (A.SuffixUnknown)
+      S.Problems.push_back(K.path(Stage::Cubin).str() +
+                           ": the cubin's ELF flags do not say whether it is " +
+                           A.Arch + " or " + A.Arch +
+                           "a, and there is no PTX or Triton .json to tell");
     const CubinKernel *CK = C->find(K.Name);
     if (!CK && C->Kernels.size() == 1)
       CK = &C->Kernels.front();
@@ -64,6 +73,42 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
     }
   }
   return S;
+}
+
+ArchResolution resolveArch(const CubinInfo &C, StringRef PtxTarget,
+                           const KernelMetadata *Meta) {
+  ArchResolution R;
+  if (!C.SmArch)
+    return R;
+  std::string Plain = "sm_" + std::to_string(C.SmArch);
+  R.Arch = Plain;
+  R.From = "cubin";
+  if (C.ArchSpecific) {
+    R.Arch += 'a';
+    return R;
+  }
+  if (C.SmArch < 90)
+    return R;
+  // "sm_90a" / "sm_100f": the PTX names the variant it was written for.
+  if (StringRef(PtxTarget).starts_with(Plain)) {
+    StringRef Suffix = StringRef(PtxTarget).drop_front(Plain.size());
+    if (Suffix.empty() || Suffix == "a" || Suffix == "f") {
+      R.Arch = PtxTarget.str();
+      R.From = "ptx";
+      return R;
+    }
+  }
+  if (Meta && !Meta->FromTtgir) {
+    StringRef T = Meta->Target;
+    unsigned Cap = 0;
+    if (T.consume_front("cuda:") && !T.getAsInteger(10, Cap) && Cap >= 90) {
+      R.Arch += 'a';
+      R.From = "json";
+      return R;
+    }
+  }
+  R.SuffixUnknown = true;
+  return R;
 }
 
 Isa defaultMetricStage(const KernelMetrics &Head, const KernelMetrics *Base) {

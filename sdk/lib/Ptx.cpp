@@ -238,6 +238,7 @@ private:
   Error skipSection(const char *Start);
   Error skipBalanced(char Open, char Close);
   Error functionHeader(bool IsEntry, uint32_t HeaderLine);
+  Error headerDirective(PtxTuning &T);
   Error functionBody(PtxFunction &F);
   Error bodyDirective(uint32_t Scope);
   Error instruction(const char *Start, uint32_t Scope);
@@ -484,6 +485,7 @@ Error PtxScanner::functionHeader(bool IsEntry, uint32_t HeaderLine) {
   if (Cur == NameStart)
     return errorAt(Cur, "expected a function name");
   StringRef Name(NameStart, Cur - NameStart);
+  PtxTuning Tuning;
   for (;;) {
     if (Error E = skipTrivia())
       return E;
@@ -492,18 +494,21 @@ Error PtxScanner::functionHeader(bool IsEntry, uint32_t HeaderLine) {
                         "function '" + Name +
                             "' has no body: the file ends in its header");
     char C = *Cur;
-    if (C == '(') {
+    if (C == '(') { // the parameter list, over as many lines as it takes
       if (Error E = skipBalanced('(', ')'))
         return E;
-    } else if (C == '.') { // .reqntid 128, .maxnreg 255, .noreturn, ...
-      skipToLineEnd();
-    } else if (C == ';') { // a declaration (prototype)
+    } else if (C == '.') { // .reqntid 128, 1, 1 / .noreturn / .attribute(..)
+      if (Error E = headerDirective(Tuning))
+        return E;
+    } else if (C == ';') { // a declaration (.extern, a prototype)
       ++Cur;
+      M.Declarations.push_back({Name, IsEntry, HeaderLine});
       return Error::success();
     } else if (C == '{') {
       break;
     } else {
-      return errorAt(Cur, "expected '{' to open the body of '" + Name + "'");
+      return errorAt(Cur, "expected '{' to open the body of '" + Name +
+                              "' or ';' to end its declaration");
     }
   }
   M.Functions.emplace_back();
@@ -511,7 +516,77 @@ Error PtxScanner::functionHeader(bool IsEntry, uint32_t HeaderLine) {
   F.Name = Name;
   F.IsEntry = IsEntry;
   F.Line = HeaderLine;
+  F.Tuning = std::move(Tuning);
   return functionBody(F);
+}
+
+Error PtxScanner::headerDirective(PtxTuning &T) {
+  const char *At = Cur;
+  StringRef Word = readWord();
+  // `.attribute(.unified(...))` and the like: a parenthesized argument.
+  if (Cur < End && *Cur == '(')
+    if (Error E = skipBalanced('(', ')'))
+      return E;
+  // Numeric operands, comma-separated, on the directive's line.
+  SmallVector<uint32_t, 3> Nums;
+  for (;;) {
+    skipBlanks();
+    if (Cur >= End || !isDigit(*Cur))
+      break;
+    const char *NumAt = Cur;
+    uint32_t V = 0;
+    if (!parseDecimal(Cur, End, V))
+      return errorAt(NumAt, "the operand of " + Word +
+                                " does not fit in 32 bits");
+    Nums.push_back(V);
+    skipBlanks();
+    if (Cur < End && *Cur == ',') {
+      ++Cur;
+      continue;
+    }
+    break;
+  }
+  auto One = [&](uint32_t &Out) -> Error {
+    if (Nums.size() != 1)
+      return errorAt(At, "expected one number after " + Word);
+    Out = Nums[0];
+    return Error::success();
+  };
+  auto UpTo3 = [&](SmallVector<uint32_t, 3> &Out) -> Error {
+    if (Nums.empty() || Nums.size() > 3)
+      return errorAt(At, "expected one to three numbers after " + Word);
+    Out = Nums;
+    return Error::success();
+  };
+  if (Word == ".reqntid")
+    return UpTo3(T.ReqNtid);
+  if (Word == ".maxntid")
+    return UpTo3(T.MaxNtid);
+  if (Word == ".reqnctapercluster")
+    return UpTo3(T.ReqNctaPerCluster);
+  if (Word == ".maxnreg")
+    return One(T.MaxNReg);
+  if (Word == ".minnctapersm")
+    return One(T.MinNCtaPerSm);
+  if (Word == ".maxnctapersm")
+    return One(T.MaxNCtaPerSm);
+  if (Word == ".maxclusterrank")
+    return One(T.MaxClusterRank);
+  if (Word == ".noreturn")
+    T.NoReturn = true;
+  else if (Word == ".explicitcluster")
+    T.ExplicitCluster = true;
+  // Others (.pragma "...", .blocksareclusters, .abi_preserve N, future
+  // ones) are kept out of the model; a quoted argument is skipped whole.
+  skipBlanks();
+  if (Cur < End && *Cur == '"') {
+    const char *Q = static_cast<const char *>(
+        memchr(Cur + 1, '"', lineEnd(Cur, End) - (Cur + 1)));
+    if (!Q)
+      return errorAt(Cur, "unterminated string after " + Word);
+    Cur = Q + 1;
+  }
+  return Error::success();
 }
 
 uint32_t PtxScanner::findLabel(StringRef Name, uint32_t Scope) const {
@@ -783,6 +858,27 @@ parsePtx(std::unique_ptr<MemoryBuffer> Buffer, StringRef Path) {
   if (Error E = S.run())
     return E;
   return M;
+}
+
+std::string readPtxTarget(StringRef Path) {
+  auto Buf = openArtifact(Path, Content::Text);
+  if (!Buf) {
+    consumeError(Buf.takeError());
+    return {};
+  }
+  // .target comes right after .version, before any function.
+  StringRef Text = (*Buf)->getBuffer().take_front(1 << 16);
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    Text = Rest;
+    Line = Line.split("//").first.trim();
+    if (Line.starts_with(".entry") || Line.starts_with(".visible") ||
+        Line.starts_with(".func") || Line.starts_with(".extern"))
+      break;
+    if (Line.consume_front(".target") && (Line.empty() || isBlank(Line[0])))
+      return Line.split(',').first.trim().str();
+  }
+  return {};
 }
 
 Expected<std::unique_ptr<PtxModule>> parsePtx(StringRef Path) {

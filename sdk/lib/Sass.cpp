@@ -31,6 +31,8 @@ const char *sassFormatName(SassFormat F) {
     return "cuobjdump";
   case SassFormat::Triton:
     return "triton";
+  case SassFormat::TritonParse:
+    return "tritonparse";
   }
   return "";
 }
@@ -42,6 +44,20 @@ uint32_t SassFunction::indexOf(uint64_t Address) const {
   if (It == Instructions.end() || It->Address != Address)
     return NoIndex;
   return It - Instructions.begin();
+}
+
+uint32_t SassFunction::indexAtOrAfter(uint64_t Address) const {
+  auto It = std::lower_bound(
+      Instructions.begin(), Instructions.end(), Address,
+      [](const SassInstruction &I, uint64_t A) { return I.Address < A; });
+  return It == Instructions.end() ? NoIndex : It - Instructions.begin();
+}
+
+size_t SassModule::neverExecutedCount() const {
+  size_t N = 0;
+  for (const SassFunction &F : Functions)
+    N += F.NeverExecuted;
+  return N;
 }
 
 size_t SassModule::instructionCount() const {
@@ -100,12 +116,33 @@ inline size_t controlCodeLength(StringRef S) {
   return 10;
 }
 
+enum class ToolLine { None, Message, Error };
+
+/// A line nvdisasm or cuobjdump printed about itself on stderr:
+/// "nvdisasm warning : ...", "cuobjdump info    : ...", "nvdisasm fatal :".
+ToolLine toolLine(StringRef S) {
+  if (!S.consume_front("nvdisasm") && !S.consume_front("cuobjdump"))
+    return ToolLine::None;
+  if (S.empty() || !isBlank(S[0]))
+    return ToolLine::None;
+  S = S.ltrim();
+  ToolLine Kind = ToolLine::None;
+  if (S.consume_front("warning") || S.consume_front("info"))
+    Kind = ToolLine::Message;
+  else if (S.consume_front("error") || S.consume_front("fatal"))
+    Kind = ToolLine::Error;
+  return S.ltrim().starts_with(":") ? Kind : ToolLine::None;
+}
+
 } // namespace
 
 std::optional<SassFormat> detectSassFormat(StringRef Text) {
-  // The first decisive line wins; look at the head of the file only.
+  // The first decisive line wins; look at the head of the file only. A
+  // `Function:` header is triton's or TritonParse's: the instruction lines
+  // after it decide (control codes, or nvdisasm's address comments).
   const char *P = Text.begin();
   const char *End = Text.begin() + std::min<size_t>(Text.size(), 1 << 20);
+  bool FunctionHeader = false;
   while (P < End) {
     const char *LE = lineEnd(P, End);
     StringRef L = trim(P, LE);
@@ -114,8 +151,17 @@ std::optional<SassFormat> detectSassFormat(StringRef Text) {
       continue;
     if (startsWith(L, "Function :") || startsWith(L, "code for sm_"))
       return SassFormat::Cuobjdump;
-    if (startsWith(L, "Function:") || controlCodeLength(L))
+    if (controlCodeLength(L))
       return SassFormat::Triton;
+    if (startsWith(L, "Function:")) {
+      FunctionHeader = true;
+      continue;
+    }
+    if (FunctionHeader) {
+      if (isAddressComment(L))
+        return SassFormat::TritonParse;
+      continue;
+    }
     if (startsWith(L, "//## File ") ||
         (startsWithWord(L, ".section") &&
          L.drop_front(strlen(".section")).ltrim().starts_with(".text.")))
@@ -128,6 +174,8 @@ std::optional<SassFormat> detectSassFormat(StringRef Text) {
                                                       : SassFormat::Nvdisasm;
     }
   }
+  if (FunctionHeader) // a function without instructions
+    return SassFormat::Triton;
   return std::nullopt;
 }
 
@@ -145,6 +193,8 @@ private:
   StringRef Buf;
   bool Triton = false;       ///< triton.tools.disasm: no addresses
   uint64_t NextAddress = 0;  ///< Triton: 16 bytes per instruction
+  uint64_t PrevAddress = 0;  ///< of the last instruction line read
+  bool HavePrevAddress = false;
   uint32_t Line = 0;
   const char *LineBegin = nullptr;
 
@@ -181,6 +231,7 @@ void SassScanner::startFunction(StringRef Name) {
   Insts.clear();
   Insts.reserve(InstsLeft);
   NextAddress = 0;
+  HavePrevAddress = false;
   Labels.clear();
   PendingLabels = 0;
   EndLabel = StringRef();
@@ -226,6 +277,10 @@ Error SassScanner::lineInfo(StringRef L) {
     return true;
   };
   StringRef S = L.drop_front(strlen("//## File "));
+  // nvdisasm -gp: a line of the PTX embedded in the cubin, not a source
+  // frame (the source frames of the group are before it).
+  if (S.starts_with("\".nv_debug_ptx_txt\""))
+    return Error::success();
   SassLineFrame Fr;
   Fr.SassLine = Line;
   if (!Quoted(S, Fr.File) || !LineNo(S, Fr.Line))
@@ -302,6 +357,9 @@ Error SassScanner::instruction(StringRef L) {
     I.Predicate = StringRef(B, P - B);
     P = skipBlanks(P, E);
   }
+  // `@!PT` / `@!UPT`: the predicate is never true, the line never runs.
+  // Checked for well-formedness below like any line, then left out.
+  bool Never = I.PredicateNegated && (I.Predicate == "PT" || I.Predicate == "UPT");
   const char *Op = P;
   while (P < E && !isBlank(*P) && *P != ';')
     ++P;
@@ -411,9 +469,17 @@ Error SassScanner::instruction(StringRef L) {
     }
   }
 
-  if (Insts.size() > 1 && I.Address <= Insts[Insts.size() - 2].Address)
+  if (HavePrevAddress && I.Address <= PrevAddress)
     return Fail(L.begin(), "instruction addresses must increase within a "
                            "function");
+  PrevAddress = I.Address;
+  HavePrevAddress = true;
+  if (Never) {
+    // Labels just read stay pending: they name the next executable line.
+    Insts.pop_back();
+    ++F->NeverExecuted;
+    return Error::success();
+  }
   I.Frame = CurFrame;
   // Labels just read name this instruction.
   for (size_t K = Labels.size() - PendingLabels; K < Labels.size(); ++K)
@@ -429,11 +495,11 @@ Error SassScanner::finishFunction() {
   // Labels after the last instruction sit one instruction past it.
   if (PendingLabels) {
     uint64_t Next = 0;
-    if (!Insts.empty()) {
+    if (HavePrevAddress) {
       uint64_t Step = Insts.size() > 1 ? Insts.back().Address -
                                              Insts[Insts.size() - 2].Address
                                        : 16;
-      Next = Insts.back().Address + Step;
+      Next = PrevAddress + std::min<uint64_t>(Step, 16);
     }
     for (size_t K = Labels.size() - PendingLabels; K < Labels.size(); ++K)
       Labels[K].Address = Next;
@@ -487,7 +553,7 @@ Error SassScanner::finishFunction() {
             .contains(',');
     T.Conditional = Guarded || CondOperand;
     if (I.Kind == Flow::Branch && I.BranchTarget != NoAddress) {
-      uint32_t Tgt = F->indexOf(I.BranchTarget);
+      uint32_t Tgt = F->indexAtOrAfter(I.BranchTarget);
       if (Tgt != NoIndex)
         T.Targets.push_back(Tgt);
     }
@@ -553,6 +619,20 @@ Error SassScanner::run() {
       continue; // other comments, encoding continuation lines
     }
     endInfoGroup();
+    if (C == 'n' || C == 'c') {
+      ToolLine T = toolLine(L);
+      if (T == ToolLine::Error)
+        return errorAt(B, "the disassembler reported an error, so the "
+                          "listing may be incomplete: " +
+                              L);
+      if (T == ToolLine::Message) {
+        if (!M.ToolMessages++) {
+          M.FirstToolMessageLine = Line;
+          M.FirstToolMessage = L.str();
+        }
+        continue;
+      }
+    }
     if (C == '.') {
       if (startsWith(L, "..........")) { // cuobjdump: end of a listing
         if (Error E = finishFunction())
@@ -606,14 +686,14 @@ Error SassScanner::run() {
       Closed = false;
       continue;
     }
-    if (Triton) {
+    if (Triton || M.Format == SassFormat::TritonParse) {
       if (startsWith(L, "Function:")) {
         if (Error E = finishFunction())
           return E;
         startFunction(L.drop_front(strlen("Function:")).trim());
         continue;
       }
-      if (controlCodeLength(L)) {
+      if (Triton && controlCodeLength(L)) {
         if (!F)
           return errorAt(B, "instruction outside a function (no "
                             "`Function:` line before it)");

@@ -184,7 +184,7 @@ TEST(SassTriton, DumpDirSassIsTheSameProgramAsNvdisasmAndCuobjdump) {
       "YHKFN2EILVOLXMUD7EZQ3R2APABNGMVD47LXM6GNUN7ZY5J2AZRA/vadd"};
   // Independent count: lines that start with a control code and a tab.
   const std::regex Ctrl(R"(^(--|[0-9]{2}):[-0-7]:[-0-7]:[Y-]:[0-9a-f]\t)");
-  size_t Loops = 0;
+  size_t Loops = 0, NeverSeen = 0;
   for (const char *K : Kernels) {
     SCOPED_TRACE(K);
     std::string Dump = Fixtures + "sm90-dump-dir/" + K + ".sass";
@@ -197,10 +197,18 @@ TEST(SassTriton, DumpDirSassIsTheSameProgramAsNvdisasmAndCuobjdump) {
     EXPECT_EQ(N->Format, SassFormat::Nvdisasm);
     expectSameProgram(*N, *T);
     expectSameProgram(*C, *T);
-    size_t Want = 0;
-    for (const std::string &L : readLines(Dump))
-      Want += std::regex_search(L, Ctrl);
+    // Lines under the never-true predicate are not instructions.
+    const std::regex Never(R"(\t@!U?PT )");
+    size_t Want = 0, WantNever = 0;
+    for (const std::string &L : readLines(Dump)) {
+      bool Line = std::regex_search(L, Ctrl);
+      bool Dead = Line && std::regex_search(L, Never);
+      Want += Line && !Dead;
+      WantNever += Dead;
+    }
     EXPECT_EQ(T->instructionCount(), Want);
+    EXPECT_EQ(T->neverExecutedCount(), WantNever);
+    NeverSeen += WantNever;
     std::vector<std::string> Lines = readLines(Dump);
     for (const SassFunction &F : T->Functions) {
       Loops += F.CF.Loops.size();
@@ -215,7 +223,8 @@ TEST(SassTriton, DumpDirSassIsTheSameProgramAsNvdisasmAndCuobjdump) {
         EXPECT_NE(F.indexOf(Lab.Address), NoIndex) << Lab.Name.str();
     }
   }
-  EXPECT_GT(Loops, 0u); // matmul's K loop
+  EXPECT_GT(Loops, 0u);     // matmul's K loop
+  EXPECT_GT(NeverSeen, 0u); // matmul's @!PT fillers
 }
 
 TEST(SassTriton, MalformedListingsAreLocatedErrors) {

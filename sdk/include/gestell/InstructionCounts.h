@@ -3,6 +3,8 @@
 // What `gestell stats`, the diff gate and the mapping checks count: per
 // stage (PTX or SASS) of one kernel, instructions by full opcode and by
 // family (FamilyTable), in total and inside loops (ControlFlow::inLoop).
+// Only instructions that can execute are counted: SASS lines under `@!PT`
+// or `@!UPT` are not instructions of the function (gestell/Sass.h).
 // The counts own their opcode strings, so the parsed module can be released
 // as soon as they are made.
 //
@@ -44,6 +46,9 @@ struct StageCounts {
   std::vector<Count> Families;    ///< by index into the FamilyTable used
   Count Other;                    ///< instructions in no family
   llvm::StringMap<Count> Opcodes; ///< by full opcode
+  /// SASS: lines under the never-true predicate (`@!PT`, `@!UPT`), left out
+  /// of every count above (they never run).
+  uint64_t NeverExecuted = 0;
 
   /// Opcodes sorted by name (deterministic output).
   std::vector<std::pair<llvm::StringRef, Count>> sortedOpcodes() const;

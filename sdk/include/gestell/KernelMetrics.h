@@ -28,7 +28,7 @@ namespace gestell {
 
 struct KernelMetrics {
   std::optional<CubinKernel> Resources; ///< the cubin's entry of this kernel
-  std::string CubinTarget;              ///< "sm_90a"
+  std::string CubinTarget;              ///< "sm_90a" (resolveArch)
   std::optional<int64_t> SharedDynamic; ///< metadata `shared`, bytes
   std::optional<StageCounts> Ptx, Sass;
   std::string SassFile; ///< where the SASS was read (bundle or tool cache)
@@ -45,6 +45,20 @@ struct KernelMetrics {
   /// Why a stage ("ptx", "sass", "cubin", "json") is absent, or "".
   std::string whyMissing(llvm::StringRef StageName) const;
 };
+
+/// The architecture a kernel was compiled for, with its suffix: "sm_90a".
+/// CUDA 13's ptxas writes the same ELF flags for sm_90 and sm_90a, so a
+/// cubin without the arch-specific flag does not say which: then the PTX
+/// `.target` decides, else a Triton .json target of 90 or more (Triton
+/// always compiles those for the `a` variant), else the plain arch with
+/// SuffixUnknown set. Cubins below sm_90 have no `a` variant.
+struct ArchResolution {
+  std::string Arch;          ///< "sm_90a", "sm_80", or "" without a cubin
+  std::string From;          ///< "cubin", "ptx", "json" (where the suffix came from)
+  bool SuffixUnknown = false;
+};
+ArchResolution resolveArch(const CubinInfo &C, llvm::StringRef PtxTarget,
+                           const KernelMetadata *Meta);
 
 /// Which instruction stages collectKernelMetrics reads (the metadata and
 /// the cubin, small, are always read). A stage not asked for is not opened:

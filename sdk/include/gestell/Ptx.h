@@ -70,10 +70,33 @@ struct PtxLabel {
   uint32_t Scope = 0; ///< 0 = function body, else a `{ }` block inside it
 };
 
+/// The performance-tuning directives of a function header (PTX ISA
+/// "Performance-Tuning Directives"), 0 / empty when absent.
+struct PtxTuning {
+  llvm::SmallVector<uint32_t, 3> ReqNtid; ///< .reqntid x[, y[, z]]
+  llvm::SmallVector<uint32_t, 3> MaxNtid; ///< .maxntid x[, y[, z]]
+  llvm::SmallVector<uint32_t, 3> ReqNctaPerCluster; ///< .reqnctapercluster
+  uint32_t MaxNReg = 0;       ///< .maxnreg
+  uint32_t MinNCtaPerSm = 0;  ///< .minnctapersm
+  uint32_t MaxNCtaPerSm = 0;  ///< .maxnctapersm
+  uint32_t MaxClusterRank = 0; ///< .maxclusterrank
+  bool NoReturn = false;       ///< .noreturn
+  bool ExplicitCluster = false; ///< .explicitcluster
+};
+
+/// A function declared without a body (`.extern .func __assertfail(...)
+/// .noreturn;`, a prototype).
+struct PtxDeclaration {
+  llvm::StringRef Name;
+  bool IsEntry = false;
+  uint32_t Line = 0;
+};
+
 struct PtxFunction {
   llvm::StringRef Name;
   bool IsEntry = false; ///< .entry (kernel) vs .func
   uint32_t Line = 0;    ///< line of the .entry/.func directive
+  PtxTuning Tuning;
   std::vector<PtxInstruction> Instructions;
   std::vector<PtxLabel> Labels;
   ControlFlow CF;
@@ -95,6 +118,7 @@ struct PtxModule {
   llvm::StringRef AddressSize;
   std::vector<std::string> Files;     ///< .file table; index 0 is "" (none)
   std::vector<PtxFunction> Functions; ///< with bodies, in file order
+  std::vector<PtxDeclaration> Declarations; ///< without bodies
   std::vector<PtxLocDirective> Locs;  ///< every .loc, in file order
   std::unique_ptr<llvm::MemoryBuffer> Buffer; ///< owns the text
 
@@ -104,6 +128,11 @@ struct PtxModule {
   /// Number of instructions over all functions.
   size_t instructionCount() const;
 };
+
+/// The first entry of the `.target` directive of a .ptx file ("sm_90a"),
+/// read from the head of the file without parsing it; "" when the file has
+/// none before its first function or cannot be read.
+std::string readPtxTarget(llvm::StringRef Path);
 
 /// Parses a .ptx file. Unknown directives and opcodes are kept, not rejected;
 /// malformed structure (no .version, unterminated function body or

@@ -1,14 +1,22 @@
 //===- gestell/Sass.h - SASS view (nvdisasm and cuobjdump formats) --------===//
 //
-// Machine code as text. Three renderings exist and are told apart by
+// Machine code as text. Four renderings exist and are told apart by
 // content, never by file name: nvdisasm (`nvdisasm -c -gi`, with `//## File`
 // line info and `.L_x_N` labels), cuobjdump (`cuobjdump -sass`, with
-// encodings and absolute branch targets), and triton (what TRITON_KERNEL_DUMP
+// encodings and absolute branch targets), triton (what TRITON_KERNEL_DUMP
 // writes as <name>.sass: triton.tools.disasm's rewrite of cuobjdump, each
 // instruction after its decoded control code, `02:-:-:Y:4<tab>...`, with
-// BRA targets as `LBBn` labels, no addresses, encodings or line info). All
+// BRA targets as `LBBn` labels, no addresses, encodings or line info), and
+// tritonparse (nvdisasm's lines under a `Function:<name>` header). All
 // give the same instruction sequence for the same cubin; the triton one's
 // addresses are counted, 16 bytes per instruction, as cuobjdump prints them.
+// Line info naming `.nv_debug_ptx_txt` (nvdisasm -gp: a line of the PTX
+// embedded in the cubin) is not a source frame and is skipped.
+//
+// Lines the disassembler printed about itself (a listing captured with
+// `2>&1`) are skipped and counted (SassModule::ToolMessages); an error it
+// printed, and any other line that is none of the above, is an InputError
+// at that line.
 //
 // A function is one `.text.<name>` section (nvdisasm), one `Function :
 // <name>` listing (cuobjdump) or one `Function:<name>` (triton); the
@@ -39,9 +47,13 @@
 
 namespace gestell {
 
-enum class SassFormat { Nvdisasm, Cuobjdump, Triton };
+/// TritonParse is TritonParse's rendering (TRITONPARSE_DUMP_SASS: its
+/// tools/disasm.py runs `nvdisasm -c -gp -g -gi` and keeps what follows the
+/// first kernel's `.text.<name>:` under one `Function:<name>` line): nvdisasm
+/// instruction lines, labels and line info, read like nvdisasm's.
+enum class SassFormat { Nvdisasm, Cuobjdump, Triton, TritonParse };
 
-/// "nvdisasm", "cuobjdump" or "triton".
+/// "nvdisasm", "cuobjdump", "triton" or "tritonparse".
 const char *sassFormatName(SassFormat F);
 
 inline constexpr uint64_t NoAddress = UINT64_MAX;
@@ -95,12 +107,21 @@ struct SassLabel {
 struct SassFunction {
   std::string Name;
   uint32_t Line = 0; ///< line of `.section .text.<name>` / `Function : <name>`
-  std::vector<SassInstruction> Instructions; ///< in address order
+  /// The instructions the hardware can execute, in address order. Lines
+  /// guarded by the never-true predicate (`@!PT`, `@!UPT`: ptxas's
+  /// `@!PT LDS RZ, [RZ] ;` fillers) are not among them: they are counted in
+  /// NeverExecuted, and a label or branch target naming one names the next
+  /// instruction (a never-executed line does nothing).
+  std::vector<SassInstruction> Instructions;
+  uint32_t NeverExecuted = 0;
   std::vector<SassLabel> Labels;             ///< nvdisasm and triton
   ControlFlow CF;
 
   /// Index of the instruction at Address, or NoIndex.
   uint32_t indexOf(uint64_t Address) const;
+  /// Index of the first instruction at or after Address (where execution
+  /// continues when Address held a never-executed line), or NoIndex.
+  uint32_t indexAtOrAfter(uint64_t Address) const;
 };
 
 struct SassModule {
@@ -111,10 +132,18 @@ struct SassModule {
   std::string Target;
   std::vector<SassFunction> Functions;
   std::vector<SassLineFrame> Frames;
+  /// Lines the disassembler printed about itself (`nvdisasm warning : ...`,
+  /// `cuobjdump info : ...`: a listing captured with its stderr), skipped:
+  /// how many, and the first one with its line.
+  uint32_t ToolMessages = 0;
+  uint32_t FirstToolMessageLine = 0;
+  std::string FirstToolMessage;
   std::unique_ptr<llvm::MemoryBuffer> Buffer;
 
-  /// Number of instructions over all functions.
+  /// Number of (executable) instructions over all functions.
   size_t instructionCount() const;
+  /// Lines under `@!PT`/`@!UPT` left out of every function, in total.
+  size_t neverExecutedCount() const;
 };
 
 /// Detects the format from the text itself, or nullopt when it is neither.
