@@ -8,8 +8,9 @@
         also checks every comparison on the counts `gestell stats
         --format=json` reports (its opcode counts, total and in loops, summed
         over the opcodes each family's pattern matches): what a user sees must
-        show the same differences as the independent counter (ctest
-        fixtures.expectations runs both).
+        show the same differences as the independent counter; and, for every
+        kernel with SASS, that gestell's SASS totals equal the independent
+        recount of executed lines (ctest fixtures.expectations runs both).
     python3 tools/check_fixtures.py tests/fixtures --against /tmp/fixtures
         also compares the PTX and SASS family counts of every kernel with a
         fresh `tools/make_fixtures.py all` run: the rerun must reproduce them.
@@ -57,6 +58,33 @@ def gestell_counts(gestell, folder):
                 fam: sum(n[key] for op, n in ops.items() if re.search(rx, op))
                 for fam, rx in patterns.items()}
     return res
+
+
+def recount(gestell, root):
+    """gestell stats' SASS counts equal the independent counter's, kernel by
+    kernel: every pattern's total, the instruction count and the lines left
+    out as never executed (@!PT / @!UPT)."""
+    failures, lines = [], []
+    for rel, folder in sorted(kernels_under(root).items()):
+        out = subprocess.run([gestell, "stats", "--format=json", "--stages=sass", folder],
+                             capture_output=True, text=True, check=True).stdout
+        k = json.loads(out)["kernels"][0]["sass"]
+        mine = count_sass(open(kernel_files(folder, "sass")).read())
+        theirs = {fam: sum(n["total"] for op, n in k["opcodes"].items() if re.search(rx, op))
+                  for fam, rx in SASS_PATTERNS.items()}
+        diff = [f"{fam} {mine['total'][fam]} != {theirs[fam]}" for fam in SASS_PATTERNS
+                if mine["total"][fam] != theirs[fam]]
+        if mine["instructions"] != k["instructions"]["total"]:
+            diff.append(f"instructions {mine['instructions']} != {k['instructions']['total']}")
+        if mine["never_executed"] != k["never_executed"]:
+            diff.append(f"never executed {mine['never_executed']} != {k['never_executed']}")
+        what = (f"{rel}: gestell stats SASS = independent recount ({mine['instructions']} "
+                f"executed, {mine['never_executed']} never executed)")
+        if diff:
+            what += ": " + ", ".join(diff)
+            failures.append(what)
+        lines.append(("FAIL " if diff else "PASS ") + what)
+    return failures, lines
 
 
 def serialized_wgmma(sass_total):
@@ -152,6 +180,10 @@ def main():
     ap.add_argument("--gestell", help="the gestell binary: check the comparisons on its stats too")
     a = ap.parse_args()
     failures, lines = check(a.root, a.gestell)
+    if a.gestell:
+        f2, l2 = recount(a.gestell, a.root)
+        failures += f2
+        lines += l2
     if a.against:
         f2, l2 = compare(a.root, a.against)
         failures += f2

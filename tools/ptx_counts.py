@@ -2,7 +2,8 @@
 
 Counts the instruction families the fixtures are about (shared-memory staging,
 barriers, shuffles, tensor-core and TMEM instructions), over the whole kernel
-and inside loops. A "loop" is the span between a label and a later branch back
+and inside loops. SASS lines under the never-true predicate (`@!PT`, `@!UPT`)
+never execute: they are counted apart (`never_executed`), not as instructions. A "loop" is the span between a label and a later branch back
 to it, in PTX (`$L__BB0_3:` ... `bra $L__BB0_3;`) and in nvdisasm SASS
 (`.L_x_12:` ... `BRA `.L_x_12``). Plain Python, no Triton needed:
 
@@ -59,10 +60,14 @@ _PTX_RE = {k: re.compile(v) for k, v in PTX_PATTERNS.items()}
 _SASS_RE = {k: re.compile(v) for k, v in SASS_PATTERNS.items()}
 _PTX_LABEL = re.compile(r"^\s*(\$[\w]+):")
 _PTX_BRA = re.compile(r"\bbra(?:\.uni)?\s+(\$[\w]+);")
-_SASS_LABEL = re.compile(r"^\s*(\.L_x_\d+):")
-_SASS_BRA = re.compile(r"\bBRA\b.*?`?\(?(\.L_x_\d+)\)?`?")
+_SASS_LABEL = re.compile(r"^\s*(\.L_x_\d+|LBB\d+):")
+_SASS_BRA = re.compile(r"\bBRA\b.*?`?\(?(\.L_x_\d+|LBB\d+)\)?`?")
 # nvdisasm -c: "        /*0130*/                   @!P0 BRA `(.L_x_1) ;"
-_SASS_INSN = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+# triton.tools.disasm (TRITON_KERNEL_DUMP): "02:-:-:Y:4\t@!P0 BRA LBB0;"
+_SASS_INSN = re.compile(r"^(?:\s*/\*[0-9a-f]+\*/\s+|(?:--|\d\d):[-0-7]:[-0-7]:[Y-]:[0-9a-f]\t)"
+                        r"(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+# The never-true predicate: the line never executes and is not counted.
+_SASS_NEVER = re.compile(r"^@!U?PT\s")
 
 
 def _loop_mask(lines, label_re, bra_re):
@@ -106,19 +111,22 @@ def count_sass(text):
     mask = _loop_mask(lines, _SASS_LABEL, _SASS_BRA)
     total = {k: 0 for k in SASS_PATTERNS}
     loop = {k: 0 for k in SASS_PATTERNS}
-    n = 0
+    n = never = 0
     for line, in_loop in zip(lines, mask):
         m = _SASS_INSN.match(line)
         if not m:
             continue
+        if m.group(1) and _SASS_NEVER.match(m.group(1)):
+            never += 1
+            continue
         n += 1
-        op = m.group(1)
+        op = m.group(2)
         for k, r in _SASS_RE.items():
             if r.search(op):
                 total[k] += 1
                 if in_loop:
                     loop[k] += 1
-    return {"total": total, "loop": loop, "instructions": n}
+    return {"total": total, "loop": loop, "instructions": n, "never_executed": never}
 
 
 def count_file(path):
