@@ -129,6 +129,9 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
       Out.Results.push_back(std::move(R));
     }
   }
+  for (std::string &N : View.readerNotes())
+    Out.Notifications.push_back(
+        {Level::Remark, std::move(N), K.Name, "", K.Dir});
   // Release each kernel's parsed stages as soon as its checks are done.
   View.release();
   if (Base)

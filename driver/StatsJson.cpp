@@ -75,6 +75,8 @@ public:
     J.attributeArray("notes", [&] {
       for (const auto &[Stage, Why] : S.Missing)
         J.value("no " + Stage + ": " + Why);
+      for (const std::string &N : S.Notes)
+        J.value(N);
     });
     J.attributeArray("problems", [&] {
       for (const std::string &P : S.Problems)

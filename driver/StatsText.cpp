@@ -40,6 +40,8 @@ public:
     familyTable(S);
     opcodes("ptx", S.Ptx);
     opcodes("sass", S.Sass);
+    for (const std::string &N : S.Notes)
+      OS << "  note: " << N << "\n";
     for (const std::string &P : S.Problems)
       OS << "  problem: " << P << "\n";
   }

@@ -68,6 +68,7 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
     if (Expected<const SassModule &> M = V.sass()) {
       S.Sass = countInstructions(*M, Families);
       S.SassFile = V.sassPath().str();
+      S.Notes = V.readerNotes();
     } else {
       Record(M.takeError());
     }

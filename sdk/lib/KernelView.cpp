@@ -135,6 +135,18 @@ Expected<const TtgirModule &> KernelView::ttgir() {
   });
 }
 
+std::vector<std::string> KernelView::readerNotes() const {
+  std::vector<std::string> Out;
+  if (const SassModule *M = Sass.Value.get(); M && M->ToolMessages)
+    Out.push_back(M->Path + ":" + std::to_string(M->FirstToolMessageLine) +
+                  ": " + std::to_string(M->ToolMessages) +
+                  " line(s) the disassembler printed about itself were "
+                  "skipped (the listing was captured with its stderr), "
+                  "first: '" +
+                  M->FirstToolMessage + "'");
+  return Out;
+}
+
 void KernelView::release() {
   Ptx = {};
   Sass = {};

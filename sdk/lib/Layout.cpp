@@ -141,30 +141,29 @@ LL ensureLayoutNotSmallerThan(const LL &L, const ShapeMap &Shape) {
   return Ret;
 }
 
-Vec ctaOr(const Vec &V, unsigned Rank, unsigned Default) {
-  return V.empty() ? Vec(Rank, Default) : V;
-}
-
-LL makeCgaLayout(const Layout &L, unsigned Rank) {
-  Vec CTAs = ctaOr(L.CTAsPerCGA, Rank, 1);
-  Vec Split = L.CTASplitNum.empty() ? CTAs : L.CTASplitNum;
-  Vec Order = L.CTAOrder.empty() ? matrixOrder(Rank, true) : L.CTAOrder;
-  LL Ret;
-  for (unsigned I = 0; I < Rank; ++I) {
-    unsigned D = Order[I];
-    Ret *= LL::identity1D(Split[D], "block", dimName(D)) *
-           LL::zeros1D(CTAs[D] / std::max(1u, Split[D]), "block", dimName(D));
+/// The CTA layout as a linear layout (block -> dim0..), sizes inferred from
+/// the bases (Triton's CTAEncodingAttr); one CTA: no bases, sizes 1. With
+/// ZeroDim set, that component of every basis is zeroed (a dot operand is
+/// broadcast over the CTAs that split its parent along K).
+LL cgaLayout(const Layout &L, unsigned Rank, int ZeroDim = -1) {
+  LL::InDim Block{"block", {}};
+  for (const auto &B : L.CgaBases) {
+    LL::Basis Basis(B.begin(), B.end());
+    Basis.resize(Rank, 0);
+    if (ZeroDim >= 0 && unsigned(ZeroDim) < Rank)
+      Basis[ZeroDim] = 0;
+    Block.Bases.push_back(std::move(Basis));
   }
-  return Ret.transposeOuts(standardOutDimNames(Rank));
+  return LL::inferOutSizes({std::move(Block)}, standardOutDimNames(Rank));
 }
 
-Expected<LL> combineCtaCgaWithShape(LL Cta, const Layout &CtaSource,
+Expected<LL> combineCtaCgaWithShape(LL Cta, const LL &CgaLayout,
                                     ArrayRef<int64_t> Shape) {
   unsigned Rank = Shape.size();
   ShapeMap Labeled;
   for (unsigned D = 0; D < Rank; ++D)
     Labeled[dimName(D)] = Shape[D];
-  LL Cga = ensureLayoutNotLargerThan(makeCgaLayout(CtaSource, Rank), Labeled)
+  LL Cga = ensureLayoutNotLargerThan(CgaLayout, Labeled)
                .transposeOuts(Cta.outDimNames());
   ShapeMap CtaShape;
   for (const std::string &D : Cta.outDimNames())
@@ -176,6 +175,12 @@ Expected<LL> combineCtaCgaWithShape(LL Cta, const Layout &CtaSource,
     if (Ret.outDimSize(dimName(D)) != Shape[D])
       return llError("layout does not cover shape dim " + Twine(D));
   return Ret;
+}
+
+Expected<LL> combineCtaCgaWithShape(LL Cta, const Layout &CtaSource,
+                                    ArrayRef<int64_t> Shape) {
+  return combineCtaCgaWithShape(std::move(Cta),
+                                cgaLayout(CtaSource, Shape.size()), Shape);
 }
 
 /// Lane/warp layout of a dot operand: broadcast along K.
@@ -259,7 +264,7 @@ Expected<LL> dotToLinear(const Layout &L, ArrayRef<int64_t> Shape) {
     LL Warps = broadcastedDotOperandLayout(P.WarpsPerCTA, Order, KDim, "warp");
     LL Cta = Regs.transposeOuts(RepDims) * Lanes.transposeOuts(RepDims) *
              Warps.transposeOuts(RepDims);
-    return combineCtaCgaWithShape(Cta, P, Shape);
+    return combineCtaCgaWithShape(Cta, cgaLayout(P, Rank, KDim), Shape);
   }
   if (P.K != Layout::Kind::NvidiaMma)
     return llError("dot_op over " + P.Name + " is not modelled");
@@ -283,7 +288,7 @@ Expected<LL> dotToLinear(const Layout &L, ArrayRef<int64_t> Shape) {
   Vec WarpOrder = matrixOrder(Rank, !Hopper);
   Cta *= broadcastedDotOperandLayout(P.WarpsPerCTA, WarpOrder, KDim, "warp")
              .transposeOuts(Cta.outDimNames());
-  return combineCtaCgaWithShape(Cta, P, Shape);
+  return combineCtaCgaWithShape(Cta, cgaLayout(P, Rank, KDim), Shape);
 }
 
 Expected<LL> sliceToLinear(const Layout &L, ArrayRef<int64_t> Shape) {
@@ -358,12 +363,30 @@ Expected<LL> tmemToLinear(const Layout &L, ArrayRef<int64_t> Shape) {
     return *R * LL::identity1D(L.CTASplitN, "col", "dim1");
   }
   if (L.CTASplitM > 1) {
+    // blockM = 64 in 2-CTA mode is laid out as the transpose of 128 x
+    // blockN (PTX ISA, tcgen05 data path layout B): one M split fewer, and
+    // the last row and column bases swapped.
+    bool M64TwoCta = L.BlockM == 64 && L.TwoCTAs;
+    unsigned SplitM = M64TwoCta ? L.CTASplitM / 2 : L.CTASplitM;
     Layout Sub = L;
     Sub.CTASplitM = 1;
-    Expected<LL> R = tmemToLinear(Sub, {Shape[0] / L.CTASplitM, Shape[1]});
+    if (M64TwoCta)
+      Sub.BlockM = 128;
+    Expected<LL> R = tmemToLinear(Sub, {Shape[0] / SplitM, Shape[1]});
     if (!R)
       return R;
-    return *R * LL::identity1D(L.CTASplitM, "col", "dim0");
+    LL Ret = *R * LL::identity1D(SplitM, "col", "dim0");
+    if (!M64TwoCta)
+      return Ret;
+    std::vector<LL::InDim> Ins(Ret.ins().begin(), Ret.ins().end());
+    LL::InDim *Row = nullptr, *Col = nullptr;
+    for (LL::InDim &D : Ins)
+      (D.Name == "row" ? Row : Col) = &D;
+    if (!Row || !Col || Row->Bases.empty() || Col->Bases.empty())
+      return llError("2-CTA tensor memory layout has no row or column");
+    std::swap(Row->Bases.back(), Col->Bases.back());
+    return LL(std::move(Ins), std::vector<LL::OutDim>(Ret.outs().begin(),
+                                                       Ret.outs().end()));
   }
   int32_t BlockM = L.BlockM;
   int32_t BlockN = std::min<int64_t>(L.BlockN, Shape[1]);
@@ -460,6 +483,16 @@ Expected<LL> toLinear(const Layout &L, ArrayRef<int64_t> Shape) {
 // Reading attributes
 //===----------------------------------------------------------------------===//
 
+bool isPermutation(ArrayRef<unsigned> Order) {
+  std::vector<bool> Seen(Order.size(), false);
+  for (unsigned O : Order) {
+    if (O >= Order.size() || Seen[O])
+      return false;
+    Seen[O] = true;
+  }
+  return true;
+}
+
 class Reader {
 public:
   Reader(const Attribute &A, const TtgirModule &M) : A(A), M(M) {}
@@ -498,6 +531,40 @@ public:
     Out = V->Int != 0;
     return Error::success();
   }
+  /// The bases of one input dim of a linear or shared_linear layout: lists
+  /// of Rank non-negative integers (Rank set by the first one when < 0); a
+  /// distributed layout's bases each move in at most one dim.
+  Expected<std::vector<LinearLayout::Basis>> bases(StringRef In, int &Rank,
+                                                   bool Distributed) {
+    const Attribute *V = A.get(In);
+    if (!V || V->K != Attribute::Kind::Array)
+      return fail("'" + In + "' must be a list of bases");
+    std::vector<LinearLayout::Basis> Out;
+    for (const Attribute *B : V->Elements) {
+      if (B->K != Attribute::Kind::Array)
+        return fail("'" + In + "' must be a list of bases");
+      LinearLayout::Basis Basis;
+      for (const Attribute *X : B->Elements) {
+        if (X->K != Attribute::Kind::Integer || X->Int < 0 ||
+            X->Int > (1 << 24))
+          return fail("bases of '" + In +
+                      "' must hold integers from 0 to 2^24");
+        Basis.push_back(int32_t(X->Int));
+      }
+      if (Rank < 0)
+        Rank = Basis.size();
+      if (int(Basis.size()) != Rank)
+        return fail("all bases must have the same length");
+      if (Distributed &&
+          llvm::count_if(Basis, [](int32_t X) { return X != 0; }) > 1)
+        return fail("in a distributed layout, each base must move in at "
+                    "most one dimension");
+      Out.push_back(std::move(Basis));
+    }
+    if (Out.size() > 30)
+      return fail("'" + In + "' has more than 30 bases");
+    return Out;
+  }
   Error missing(StringRef Key) {
     return layoutError(M, A,
                        "layout #" + A.Spelling + " is missing '" + Key + "'");
@@ -505,27 +572,75 @@ public:
   Error fail(const Twine &Msg) {
     return layoutError(M, A, "#" + A.Spelling + ": " + Msg);
   }
-  Error cta(Layout &L) {
-    if (Error E = intArray("CTAsPerCGA", L.CTAsPerCGA, false))
+  /// The CTA layout: `CGALayout = [[...], ...]` (Triton 3.6), or the legacy
+  /// CTAsPerCGA / CTASplitNum / CTAOrder (Triton 3.5 and before), for a
+  /// layout of the given rank.
+  Error cta(Layout &L, unsigned Rank) {
+    if (const Attribute *V = A.get("CGALayout")) {
+      if (V->K != Attribute::Kind::Array)
+        return fail("'CGALayout' must be a list of bases");
+      for (const Attribute *B : V->Elements) {
+        if (B->K != Attribute::Kind::Array)
+          return fail("'CGALayout' must be a list of bases");
+        if (B->Elements.size() != Rank)
+          return fail("'CGALayout' entry length does not match rank " +
+                      Twine(Rank));
+        SmallVector<int32_t, 4> Basis;
+        for (const Attribute *X : B->Elements) {
+          if (X->K != Attribute::Kind::Integer || X->Int < 0 ||
+              X->Int > (1 << 16))
+            return fail("'CGALayout' entries must be integers from 0 to "
+                        "65536");
+          Basis.push_back(int32_t(X->Int));
+        }
+        L.CgaBases.push_back(std::move(Basis));
+      }
+      if (L.CgaBases.size() > 16)
+        return fail("'CGALayout' names more than 2^16 CTAs");
+      if (!cgaLayout(L, Rank).isSurjective())
+        return fail("'CGALayout' does not cover its tiles (not surjective)");
+      return Error::success();
+    }
+    Vec CTAs, Split, Order;
+    if (Error E = intArray("CTAsPerCGA", CTAs, false))
       return E;
-    if (Error E = intArray("CTASplitNum", L.CTASplitNum, false))
+    if (Error E = intArray("CTASplitNum", Split, false))
       return E;
-    return intArray("CTAOrder", L.CTAOrder, false);
+    if (Error E = intArray("CTAOrder", Order, false))
+      return E;
+    if (CTAs.empty())
+      return Error::success();
+    if (Split.empty())
+      Split = CTAs;
+    if (Order.empty())
+      Order = matrixOrder(Rank, true);
+    if (CTAs.size() != Rank || Split.size() != Rank || Order.size() != Rank)
+      return fail("CTAsPerCGA, CTASplitNum and CTAOrder must have the "
+                  "layout's rank");
+    if (!isPermutation(Order))
+      return fail("CTAOrder must be a permutation of 0..rank-1");
+    // Triton's CTAEncodingAttr::fromSplitParams: per dim, fastest first,
+    // the split's bases (tile coordinates 1, 2, 4, ...), then zero bases
+    // for the CTAs that repeat it.
+    for (unsigned D : Order) {
+      if (!isPowerOf2_32(CTAs[D]) || !isPowerOf2_32(Split[D]) ||
+          Split[D] > CTAs[D] || CTAs[D] > (1u << 16))
+        return fail("CTAsPerCGA and CTASplitNum must be powers of two, the "
+                    "split no larger than the CTAs");
+      for (unsigned V = 1; V < Split[D]; V <<= 1) {
+        SmallVector<int32_t, 4> B(Rank, 0);
+        B[D] = V;
+        L.CgaBases.push_back(std::move(B));
+      }
+      for (unsigned V = Split[D]; V < CTAs[D]; V <<= 1)
+        L.CgaBases.push_back(SmallVector<int32_t, 4>(Rank, 0));
+    }
+    return Error::success();
   }
 
   const Attribute &A;
   const TtgirModule &M;
 };
-
-bool isPermutation(ArrayRef<unsigned> Order) {
-  std::vector<bool> Seen(Order.size(), false);
-  for (unsigned O : Order) {
-    if (O >= Order.size() || Seen[O])
-      return false;
-    Seen[O] = true;
-  }
-  return true;
-}
 
 void printVec(raw_ostream &OS, ArrayRef<unsigned> V) {
   OS << '[';
@@ -535,20 +650,38 @@ void printVec(raw_ostream &OS, ArrayRef<unsigned> V) {
   OS << ']';
 }
 
+/// `, CGALayout = [[0, 1], [1, 0]]` as Triton 3.6 prints it; nothing for
+/// one CTA.
 void printCta(raw_ostream &OS, const Layout &L) {
-  unsigned Rank = L.rank();
-  bool Trivial =
-      llvm::all_of(L.CTAsPerCGA, [](unsigned X) { return X == 1; }) &&
-      llvm::all_of(L.CTASplitNum, [](unsigned X) { return X == 1; });
-  if (Trivial)
-    return; // the order of one CTA does not matter
-  OS << ", CTAsPerCGA = ";
-  printVec(OS, ctaOr(L.CTAsPerCGA, Rank, 1));
-  OS << ", CTASplitNum = ";
-  printVec(OS, L.CTASplitNum.empty() ? ctaOr(L.CTAsPerCGA, Rank, 1)
-                                     : L.CTASplitNum);
-  OS << ", CTAOrder = ";
-  printVec(OS, L.CTAOrder.empty() ? matrixOrder(Rank, true) : L.CTAOrder);
+  if (L.CgaBases.empty())
+    return;
+  OS << ", CGALayout = [";
+  ListSeparator LS;
+  for (const auto &B : L.CgaBases) {
+    OS << LS << '[';
+    ListSeparator LV;
+    for (int32_t V : B)
+      OS << LV << V;
+    OS << ']';
+  }
+  OS << ']';
+}
+
+void printBases(raw_ostream &OS, const LinearLayout &L,
+                ArrayRef<const char *> Ins) {
+  ListSeparator LS;
+  for (const char *In : Ins) {
+    OS << LS << In << " = [";
+    ListSeparator LB;
+    for (const LinearLayout::Basis &B : L.bases(In)) {
+      OS << LB << '[';
+      ListSeparator LV;
+      for (int32_t V : B)
+        OS << LV << V;
+      OS << ']';
+    }
+    OS << ']';
+  }
 }
 
 } // namespace
@@ -596,11 +729,28 @@ unsigned Layout::rank() const {
     return Parent ? Parent->rank() : 0;
   case Kind::SwizzledShared:
     return Order.size();
+  case Kind::NVMMAShared:
+    return NvmmaRank;
+  case Kind::SharedLinear:
+    return Linear.outs().size();
   case Kind::TensorMemory:
   case Kind::TensorMemoryScales:
     return 2;
   default:
     return 0;
+  }
+}
+
+unsigned Layout::numCtas() const {
+  switch (K) {
+  case Kind::Slice:
+  case Kind::DotOperand:
+    return Parent ? Parent->numCtas() : 1;
+  case Kind::Linear:
+  case Kind::SharedLinear:
+    return 1u << Linear.bases("block").size();
+  default:
+    return 1u << CgaBases.size();
   }
 }
 
@@ -624,24 +774,19 @@ std::string Layout::canonicalText() const {
     OS << "#ttg.slice<{dim = " << Dim
        << ", parent = " << (Parent ? Parent->canonicalText() : "?") << "}>";
     break;
-  case Kind::Linear: {
+  case Kind::Linear:
     OS << "#ttg.linear<{";
-    ListSeparator LS;
-    for (const char *In : {"register", "lane", "warp", "block"}) {
-      OS << LS << In << " = [";
-      ListSeparator LB;
-      for (const LinearLayout::Basis &B : Linear.bases(In)) {
-        OS << LB << '[';
-        ListSeparator LV;
-        for (int32_t V : B)
-          OS << LV << V;
-        OS << ']';
-      }
-      OS << ']';
-    }
+    printBases(OS, Linear, {"register", "lane", "warp", "block"});
     OS << "}>";
     break;
-  }
+  case Kind::SharedLinear:
+    OS << "#ttg.shared_linear<{";
+    if (Linear.bases("block").empty())
+      printBases(OS, Linear, {"offset"});
+    else
+      printBases(OS, Linear, {"offset", "block"});
+    OS << "}, alignment = " << Alignment << ">";
+    break;
   case Kind::NvidiaMma:
     OS << "#ttg.nvidia_mma<{versionMajor = " << VersionMajor
        << ", versionMinor = " << VersionMinor << ", warpsPerCTA = ";
@@ -671,6 +816,8 @@ std::string Layout::canonicalText() const {
        << ", elementBitWidth = " << ElementBitWidth;
     if (Fp4Padded)
       OS << ", fp4Padded = true";
+    if (CgaBases.empty() && NvmmaRank != 2)
+      OS << ", rank = " << NvmmaRank;
     printCta(OS, *this);
     OS << "}>";
     break;
@@ -684,6 +831,8 @@ std::string Layout::canonicalText() const {
       OS << ", CTASplitM = " << CTASplitM;
     if (CTASplitN != 1)
       OS << ", CTASplitN = " << CTASplitN;
+    if (TwoCTAs)
+      OS << ", twoCTAs = true";
     OS << ">";
     break;
   case Kind::TensorMemoryScales:
@@ -718,9 +867,9 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
       return E;
     if (Error E = R.intArray("order", L.Order))
       return E;
-    if (Error E = R.cta(L))
-      return E;
     size_t Rank = L.SizePerThread.size();
+    if (Error E = R.cta(L, Rank))
+      return E;
     if (L.ThreadsPerWarp.size() != Rank || L.WarpsPerCTA.size() != Rank ||
         L.Order.size() != Rank)
       return R.fail("sizePerThread, threadsPerWarp, warpsPerCTA and order "
@@ -765,13 +914,14 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
     L.K = Layout::Kind::NvidiaMma;
     if (Error E = R.integer("versionMajor", L.VersionMajor))
       return E;
-    if (Error E = R.integer("versionMinor", L.VersionMinor))
+    // versionMinor: optional, 0 by default (Triton's parser).
+    if (Error E = R.integer("versionMinor", L.VersionMinor, false))
       return E;
     if (Error E = R.intArray("warpsPerCTA", L.WarpsPerCTA))
       return E;
     if (Error E = R.intArray("instrShape", L.InstrShape))
       return E;
-    if (Error E = R.cta(L))
+    if (Error E = R.cta(L, L.WarpsPerCTA.size()))
       return E;
     for (unsigned V : concat<unsigned>(L.WarpsPerCTA, L.InstrShape))
       if (!isPowerOf2_32(V) || V > (1u << 16))
@@ -786,33 +936,13 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
     std::vector<LinearLayout::InDim> Ins;
     int Rank = -1;
     for (const char *In : {"register", "lane", "warp", "block"}) {
-      const Attribute *V = A.get(In);
-      if (!V)
+      if (!A.get(In))
         return R.missing(In);
-      if (V->K != Attribute::Kind::Array)
-        return R.fail(Twine("'") + In + "' must be a list of bases");
-      LinearLayout::InDim D{In, {}};
-      for (const Attribute *B : V->Elements) {
-        if (B->K != Attribute::Kind::Array)
-          return R.fail(Twine("'") + In + "' must be a list of bases");
-        LinearLayout::Basis Basis;
-        for (const Attribute *X : B->Elements) {
-          if (X->K != Attribute::Kind::Integer || X->Int < 0 ||
-              X->Int > (1 << 24))
-            return R.fail(Twine("bases of '") + In +
-                          "' must hold non-negative integers");
-          Basis.push_back(int32_t(X->Int));
-        }
-        if (Rank < 0)
-          Rank = Basis.size();
-        if (int(Basis.size()) != Rank)
-          return R.fail("all bases must have the same length");
-        if (llvm::count_if(Basis, [](int32_t X) { return X != 0; }) > 1)
-          return R.fail("in a distributed layout, each base must move in at "
-                        "most one dimension");
-        D.Bases.push_back(std::move(Basis));
-      }
-      Ins.push_back(std::move(D));
+      Expected<std::vector<LinearLayout::Basis>> B =
+          R.bases(In, Rank, /*Distributed=*/true);
+      if (!B)
+        return B.takeError();
+      Ins.push_back({In, std::move(*B)});
     }
     L.Linear = LinearLayout::inferOutSizes(
         std::move(Ins), standardOutDimNames(std::max(Rank, 0)));
@@ -828,7 +958,9 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
       return E;
     if (Error E = R.intArray("order", L.Order))
       return E;
-    if (Error E = R.cta(L))
+    if (!isPermutation(L.Order))
+      return R.fail("order must be a permutation of 0..rank-1");
+    if (Error E = R.cta(L, L.Order.size()))
       return E;
   } else if (N == "ttg.nvmma_shared") {
     L.K = Layout::Kind::NVMMAShared;
@@ -840,8 +972,48 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
       return E;
     if (Error E = R.boolean("fp4Padded", L.Fp4Padded, false))
       return E;
-    if (Error E = R.cta(L))
+    if (Error E = R.integer("rank", L.NvmmaRank, false))
       return E;
+    if (L.NvmmaRank < 1 || L.NvmmaRank > 8)
+      return R.fail("rank must be from 1 to 8");
+    // A rank other than 2 with CTAs is printed without `rank`: the bases
+    // say it.
+    if (const Attribute *C = A.get("CGALayout"))
+      if (!A.get("rank") && C->K == Attribute::Kind::Array &&
+          !C->Elements.empty() &&
+          C->Elements.front()->K == Attribute::Kind::Array)
+        L.NvmmaRank = C->Elements.front()->Elements.size();
+    if (Error E = R.cta(L, L.NvmmaRank))
+      return E;
+  } else if (N == "ttg.shared_linear") {
+    // #ttg.shared_linear<{offset = [...][, block = [...]]}, alignment = A>
+    L.K = Layout::Kind::SharedLinear;
+    std::vector<LinearLayout::InDim> Ins;
+    int Rank = -1;
+    for (const char *In : {"offset", "block"}) {
+      const Attribute *V = A.get(In);
+      if (!V && StringRef(In) == "offset")
+        return R.missing(In);
+      LinearLayout::InDim D{In, {}};
+      if (V) {
+        Expected<std::vector<LinearLayout::Basis>> B =
+            R.bases(In, Rank, /*Distributed=*/false);
+        if (!B)
+          return B.takeError();
+        D.Bases = std::move(*B);
+      }
+      Ins.push_back(std::move(D));
+    }
+    if (Rank <= 0)
+      return R.fail("empty layout");
+    if (Error E = R.integer("alignment", L.Alignment))
+      return E;
+    if (!isPowerOf2_32(L.Alignment))
+      return R.fail("alignment must be a positive power of two");
+    L.Linear = LinearLayout::inferOutSizes(std::move(Ins),
+                                           standardOutDimNames(Rank));
+    if (!L.Linear.isSurjective())
+      return R.fail("the bases do not cover the buffer (not surjective)");
   } else if (N == "ttg.shared_memory") {
     L.K = Layout::Kind::SharedMemorySpace;
   } else if (N == "ttng.tensor_memory_encoding") {
@@ -861,6 +1033,8 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
       return E;
     if (Error E = R.integer("CTASplitN", L.CTASplitN, false))
       return E;
+    if (Error E = R.boolean("twoCTAs", L.TwoCTAs, false))
+      return E;
     if (L.BlockM != 64 && L.BlockM != 128)
       return R.fail("blockM must be 64 or 128 but got " + Twine(L.BlockM));
     if (!isPowerOf2_32(L.BlockN) || L.BlockN > 512)
@@ -878,9 +1052,6 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
     if (Error E = R.integer("CTASplitN", L.CTASplitN, false))
       return E;
   }
-  // Blocked, mma and shared CTA fields must match the rank when given.
-  if (!L.CTAsPerCGA.empty() && L.rank() && L.CTAsPerCGA.size() != L.rank())
-    return R.fail("CTAsPerCGA must have the layout's rank");
   return L;
 }
 

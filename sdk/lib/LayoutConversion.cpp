@@ -421,12 +421,12 @@ void spans(const Layout &L, unsigned &Warps, unsigned &Lanes, unsigned &Ctas) {
   case Layout::Kind::Blocked:
     Warps = Prod(L.WarpsPerCTA);
     Lanes = Prod(L.ThreadsPerWarp);
-    Ctas = L.CTAsPerCGA.empty() ? 1 : Prod(L.CTAsPerCGA);
+    Ctas = L.numCtas();
     return;
   case Layout::Kind::NvidiaMma:
     Warps = Prod(L.WarpsPerCTA);
     Lanes = 32;
-    Ctas = L.CTAsPerCGA.empty() ? 1 : Prod(L.CTAsPerCGA);
+    Ctas = L.numCtas();
     return;
   case Layout::Kind::Linear:
     Warps = 1u << L.Linear.bases("warp").size();
@@ -503,8 +503,7 @@ Error Verifier::checkTmem(const Operation &Op, const Type *RegTy,
     return Mem.takeError();
   // Checked where the model is backed by the compiler's output (one CTA,
   // 2D tiles, no scales); elsewhere a doubt must not reject a kernel.
-  if ((*Mem)->K != Layout::Kind::TensorMemory || (*Mem)->CTASplitM != 1 ||
-      (*Mem)->CTASplitN != 1 || Ctx.NumCtas != 1 || RegTy->Shape.size() != 2)
+  if ((*Mem)->K != Layout::Kind::TensorMemory || RegTy->Shape.size() != 2)
     return Error::success();
   if (!(*R)->isDistributed())
     return Error::success();

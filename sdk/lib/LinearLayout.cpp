@@ -124,7 +124,9 @@ std::vector<uint64_t> matrixOf(const LinearLayout &L) {
 }
 
 /// Least squares over GF(2): the minimal-norm X with A X = B, as a layout
-/// from B's inputs to A's inputs. Requires Im(B) within Im(A).
+/// from B's inputs to A's inputs. Requires Im(B) within Im(A). B's out dims
+/// are A's, in A's order, each at most as large: B's coordinates sit in the
+/// low corner of A's (each bit of B's dim d is the same bit of A's dim d).
 std::optional<LinearLayout> lstsq(const LinearLayout &A,
                                   const LinearLayout &B) {
   int NumRows = A.totalOutDimSizeLog2();
@@ -134,8 +136,13 @@ std::optional<LinearLayout> lstsq(const LinearLayout &A,
     return std::nullopt;
   std::vector<uint64_t> M = matrixOf(A);
   std::vector<uint64_t> MB = matrixOf(B);
-  for (int R = 0; R < NumRows; ++R)
-    M[R] |= MB[R] << ColsA;
+  int RowA = 0, RowB = 0;
+  for (const LinearLayout::OutDim &O : A.outs()) {
+    int BitsA = Log2_32(O.Size), BitsB = Log2_32(B.outDimSize(O.Name));
+    for (int R = 0; R < BitsA; ++R, ++RowA)
+      if (R < BitsB)
+        M[RowA] |= MB[RowB++] << ColsA;
+  }
   rref(M, ColsA + ColsB);
   SmallVector<int, 16> Pivots;
   for (uint64_t Row : M) {
@@ -514,9 +521,11 @@ LinearLayout LinearLayout::compose(const LinearLayout &Outer) const {
 
 std::optional<LinearLayout>
 LinearLayout::invertAndCompose(const LinearLayout &Outer) const {
+  // Outer may be larger than this along any out dim (Triton 3.6: a TMEM
+  // view within its allocation); this then sits in Outer's low corner.
   std::vector<std::string> OutNames = outDimNames();
   for (const OutDim &O : Outer.Outs)
-    if (!hasOutDim(O.Name) || outDimSize(O.Name) != O.Size)
+    if (!hasOutDim(O.Name) || outDimSize(O.Name) > O.Size)
       return std::nullopt;
   if (Outer.Outs.size() != Outs.size())
     return std::nullopt;

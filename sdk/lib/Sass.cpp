@@ -557,6 +557,30 @@ Error SassScanner::finishFunction() {
       if (Tgt != NoIndex)
         T.Targets.push_back(Tgt);
     }
+    // nvdisasm names the targets of an indirect branch it could resolve:
+    // `BRX R2 -0x2a0 (*"BRANCH_TARGETS .L_x_2,.L_x_13"*)` (the dispatch of a
+    // warp-specialized kernel's partitions).
+    if (I.Kind == Flow::IndirectBranch) {
+      StringRef Ops = I.Operands;
+      size_t At = Ops.find("BRANCH_TARGETS ");
+      if (At != StringRef::npos) {
+        StringRef List = Ops.drop_front(At + strlen("BRANCH_TARGETS "))
+                             .take_until([](char C) { return C == '"'; });
+        SmallVector<StringRef, 8> Names;
+        List.split(Names, ',', -1, false);
+        for (StringRef Name : Names) {
+          Name = Name.trim();
+          auto It = std::lower_bound(
+              Order.begin(), Order.end(), Name,
+              [&](uint32_t A, StringRef N) { return Labels[A].Name < N; });
+          if (It == Order.end() || Labels[*It].Name != Name)
+            continue;
+          uint32_t Tgt = F->indexAtOrAfter(Labels[*It].Address);
+          if (Tgt != NoIndex)
+            T.Targets.push_back(Tgt);
+        }
+      }
+    }
     Transfers.push_back(std::move(T));
   }
   F->CF = buildControlFlow(F->Instructions.size(), Transfers);

@@ -390,9 +390,17 @@ bool Parser::parseDialectBody(Attribute *A) {
     SmallVector<NamedAttribute, 8> Entries;
     if (!parseDictEntries(Entries, '}'))
       return false;
-    A->Entries = I.copy<NamedAttribute>(Entries);
-    if (!expect('>', "to close the attribute"))
+    // Parameters after the dictionary: `#ttg.shared_linear<{offset = ...},
+    // alignment = 128>`.
+    skipWS();
+    if (peek() == ',') {
+      ++P;
+      if (!parseDictEntries(Entries, '>'))
+        return false;
+    } else if (!expect('>', "to close the attribute")) {
       return false;
+    }
+    A->Entries = I.copy<NamedAttribute>(Entries);
     return true;
   }
   // key = value, ... ?
@@ -1149,9 +1157,19 @@ bool Parser::parseBlockLabel(StringRef &Label, SmallVectorImpl<Value *> &Args) {
 /// continue it (`default {`, `partition0(...) num_warps(4) {` of
 /// ttg.warp_specialize)? Op lines start with %, ", ^, } or a dotted name.
 bool Parser::nextLineContinuesOp() const {
+  // Blank lines and whole-line comments between the parts of an op (a
+  // comment between two partitions of ttg.warp_specialize) are skipped.
   const char *Q = P;
-  while (Q < E && (*Q == ' ' || *Q == '\t' || *Q == '\r' || *Q == '\n'))
-    ++Q;
+  for (;;) {
+    while (Q < E && (*Q == ' ' || *Q == '\t' || *Q == '\r' || *Q == '\n'))
+      ++Q;
+    if (Q + 1 < E && Q[0] == '/' && Q[1] == '/') {
+      while (Q < E && *Q != '\n')
+        ++Q;
+      continue;
+    }
+    break;
+  }
   if (Q >= E || !isIdStart(*Q))
     return false;
   const char *B = Q;

@@ -137,3 +137,29 @@ TEST(KernelMetricsTest, MissingStagesAndBaselinesAreUnknown) {
   EXPECT_EQ(S.WhyUnknown, "head.sass.staging: the kernel has no SASS: no "
                           "nvdisasm");
 }
+
+TEST(KernelMetrics, ArchSuffixWhenTheElfFlagsDoNotSayIt) {
+  // CUDA 13's ptxas writes the same ELF flags for sm_90 and sm_90a.
+  CubinInfo C;
+  C.SmArch = 90;
+  KernelMetadata Json;
+  Json.Target = "cuda:90";
+  ArchResolution A = resolveArch(C, "sm_90a", nullptr);
+  EXPECT_EQ(A.Arch, "sm_90a");
+  EXPECT_EQ(A.From, "ptx");
+  A = resolveArch(C, "sm_90", &Json);
+  EXPECT_EQ(A.Arch, "sm_90"); // the PTX says plain sm_90
+  A = resolveArch(C, "", &Json);
+  EXPECT_EQ(A.Arch, "sm_90a"); // Triton compiles 90+ for the a variant
+  EXPECT_EQ(A.From, "json");
+  A = resolveArch(C, "", nullptr);
+  EXPECT_EQ(A.Arch, "sm_90");
+  EXPECT_TRUE(A.SuffixUnknown);
+  C.ArchSpecific = true;
+  EXPECT_EQ(resolveArch(C, "", nullptr).Arch, "sm_90a");
+  C.SmArch = 80;
+  C.ArchSpecific = false;
+  A = resolveArch(C, "", nullptr);
+  EXPECT_EQ(A.Arch, "sm_80"); // no a variant below sm_90
+  EXPECT_FALSE(A.SuffixUnknown);
+}

@@ -451,4 +451,28 @@ TEST(Layout, PartitionsRunWithTheirOwnWarps) {
   ASSERT_NE(Range, nullptr);
   EXPECT_EQ(lookupNumWarps(*Range, **M), 1);
   EXPECT_EQ(lookupNumWarps(*(*M)->functions()[0], **M), 4);
+
+  // Comments anywhere a user or a printer may put them: between the
+  // partitions, after a header, naming another partition.
+  std::string Commented = Kernel("1");
+  auto Insert = [&](StringRef Before, StringRef Text) {
+    size_t At = Commented.find(Before.str());
+    ASSERT_NE(At, std::string::npos);
+    Commented.insert(At, Text.str());
+  };
+  Insert("    default {", "    // the default partition: partition0(%x) "
+                          "num_warps(8) {\n");
+  Insert("    partition0(", "    // a comment between partitions\n\n");
+  Insert("\n      %0 = tt.make_range", " // loader");
+  auto C = parseTtgirText(Commented, "ws.ttgir");
+  ASSERT_TRUE(bool(C)) << toString(C.takeError());
+  const Operation *WS = nullptr;
+  for (const Operation *Op : (*C)->ops())
+    if (Op->Name == "ttg.warp_specialize")
+      WS = Op;
+  ASSERT_NE(WS, nullptr);
+  EXPECT_EQ(WS->Regions.size(), 2u);
+  for (const Operation *Op : (*C)->ops())
+    if (Op->Name == "tt.make_range")
+      EXPECT_EQ(lookupNumWarps(*Op, **C), 1);
 }

@@ -45,11 +45,18 @@ std::unique_ptr<PtxModule> parseOrFail(const std::string &Path) {
 /// one statement per line, so this is the number of instructions.
 size_t countInstructionLines(const std::string &Path) {
   size_t N = 0;
+  bool InTargets = false; // a `.branchtargets` list over several lines
   for (std::string L : readLines(Path)) {
     size_t C = L.find("//");
     if (C != std::string::npos)
       L.resize(C);
     StringRef S = StringRef(L).trim();
+    if (S.contains(".branchtargets"))
+      InTargets = true;
+    if (InTargets) {
+      InTargets = !S.ends_with(";");
+      continue;
+    }
     if (S.empty() || !S.ends_with(";"))
       continue;
     if (S[0] == '.' || S[0] == '{' || S[0] == '}')
@@ -173,13 +180,16 @@ TEST(PtxCorpus, EveryLocResolvesToTheSourceLine) {
         EXPECT_EQ(Parts[2], std::to_string(D.Loc.Column));
       }
       ++Checked;
-      // Against the Python source, when the corpus holds it.
-      if (!Sources.count(File)) {
+      // Against the Python source, when the corpus holds it (found from
+      // the kernel's folder: kernels of different folders may name the
+      // same debug path and find different copies, or none).
+      std::string Key = K.Dir + "\n" + File;
+      if (!Sources.count(Key)) {
         std::string Src = findSource(File, K.Dir, corpusRoot());
-        Sources[File] =
+        Sources[Key] =
             Src.empty() ? std::vector<std::string>{} : readLines(Src);
       }
-      const std::vector<std::string> &Src = Sources[File];
+      const std::vector<std::string> &Src = Sources[Key];
       if (Src.empty() || D.Loc.Line == 0)
         continue;
       ASSERT_LE(D.Loc.Line, Src.size());
@@ -191,7 +201,8 @@ TEST(PtxCorpus, EveryLocResolvesToTheSourceLine) {
       ASSERT_FALSE(F.Instructions.empty());
       DebugLoc L = F.Instructions.front().Loc;
       ASSERT_TRUE(L.isValid());
-      const std::vector<std::string> &Src = Sources[M->Files[L.File]];
+      const std::vector<std::string> &Src =
+          Sources[K.Dir + "\n" + M->Files[L.File]];
       if (!Src.empty()) {
         EXPECT_TRUE(StringRef(Src[L.Line - 1])
                         .starts_with(("def " + F.Name + "(").str()))
@@ -549,4 +560,62 @@ TEST_F(PtxBadInput, BranchToAnUndefinedLabel) {
   ErrorInfo E = expectInputError(parsePtx(file("l.ptx", Bad)));
   EXPECT_NE(E.Message.find("$L__nowhere"), std::string::npos) << E.Text;
   EXPECT_GT(E.Line, 0u);
+}
+
+TEST(PtxForms, ExternDeclarationsAndTuningDirectives) {
+  // Inductor's bounds checks: `.extern .func __assertfail` with its
+  // parameters over several lines and `.noreturn;` (real output, made on
+  // the device by torch.compile of an indexing op).
+  std::string P = std::string(GESTELL_TEST_CORPUS) +
+                  "/realworld/device/sm90-inductor-assert/triton-cache/"
+                  "K4Y2VMH4LXW4UAOHMTD4SG6ZQVH6VT2FD4JPCM2UR7M43PRRJLKQ/"
+                  "triton_poi_fused_add_index_mul_sin_0.ptx";
+  auto M = parseOrFail(P);
+  ASSERT_TRUE(M);
+  ASSERT_EQ(M->Declarations.size(), 1u);
+  EXPECT_EQ(M->Declarations[0].Name, "__assertfail");
+  EXPECT_EQ(M->Declarations[0].Line, 10u);
+  ASSERT_EQ(M->Functions.size(), 1u);
+  EXPECT_EQ(M->Functions[0].Name, "triton_poi_fused_add_index_mul_sin_0");
+  EXPECT_EQ(M->Functions[0].Tuning.ReqNtid, (SmallVector<uint32_t, 3>{128}));
+  EXPECT_EQ(readPtxTarget(P), "sm_90a");
+
+  auto Parse = [](StringRef Text) {
+    return parsePtx(llvm::MemoryBuffer::getMemBufferCopy(Text), "k.ptx");
+  };
+  // Every header form ptxas takes: a return parameter, .noreturn on its
+  // own line or after ')', the tuning directives of an .entry.
+  auto Ok = Parse(".version 8.7\n.target sm_90a\n.address_size 64\n"
+                  ".extern .func (.param .b32 r) f\n(\n .param .b64 p\n)\n;\n"
+                  ".extern .func g(.param .b64 a) .noreturn;\n"
+                  ".weak .func h()\n.noreturn\n{\n ret;\n}\n"
+                  ".visible .entry k(.param .u64 x)\n.maxntid 128, 1, 1\n"
+                  ".minnctapersm 2\n.maxnreg 168\n{\n ret;\n}\n");
+  ASSERT_TRUE(bool(Ok)) << llvm::toString(Ok.takeError());
+  ASSERT_EQ((*Ok)->Declarations.size(), 2u);
+  ASSERT_EQ((*Ok)->Functions.size(), 2u);
+  EXPECT_TRUE((*Ok)->Functions[0].Tuning.NoReturn);
+  const PtxTuning &T = (*Ok)->Functions[1].Tuning;
+  EXPECT_EQ(T.MaxNtid, (SmallVector<uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(T.MinNCtaPerSm, 2u);
+  EXPECT_EQ(T.MaxNReg, 168u);
+  // Malformed headers: located errors.
+  auto Bad = [&](StringRef Text) {
+    auto R = Parse(Text);
+    return R ? std::string("parsed") : llvm::toString(R.takeError());
+  };
+  EXPECT_NE(Bad(".version 8.7\n.target sm_90a\n.extern .func f(\n.param .b64 "
+                "p\n")
+                .find("k.ptx:3:"),
+            std::string::npos);
+  EXPECT_NE(Bad(".version 8.7\n.target sm_90a\n.visible .entry k()\n"
+                ".maxnreg 99999999999\n{\n ret;\n}\n")
+                .find("k.ptx:4:10: the operand of .maxnreg does not fit in "
+                      "32 bits"),
+            std::string::npos);
+  EXPECT_NE(Bad(".version 8.7\n.target sm_90a\n.visible .entry k()\n"
+                ".reqntid 1, 2, 3, 4\n{\n ret;\n}\n")
+                .find("k.ptx:4:1: expected one to three numbers after "
+                      ".reqntid"),
+            std::string::npos);
 }

@@ -112,18 +112,24 @@ void expectSameProgram(const SassModule &A, const SassModule &B) {
 } // namespace
 
 TEST(SassCorpus, InstructionCountEqualsAddressLines) {
-  // Independent count: lines that begin with an /*address*/ comment.
+  // Independent count: lines that begin with an /*address*/ comment, but
+  // not those under the never-true predicate (@!PT, @!UPT).
   const std::regex AddressLine(R"(^\s*/\*[0-9a-f]{4,}\*/)");
+  const std::regex Never(R"(^\s*/\*[0-9a-f]{4,}\*/\s+@!U?PT\s)");
   auto Files = sassFiles();
   ASSERT_FALSE(Files.empty());
   for (const std::string &P : Files) {
     SCOPED_TRACE(P);
-    size_t Want = 0;
-    for (const std::string &L : readLines(P))
-      Want += std::regex_search(L, AddressLine);
+    size_t Want = 0, WantNever = 0;
+    for (const std::string &L : readLines(P)) {
+      bool Dead = std::regex_search(L, Never);
+      Want += std::regex_search(L, AddressLine) && !Dead;
+      WantNever += Dead;
+    }
     auto M = parseOrFail(P);
     ASSERT_TRUE(M);
     EXPECT_EQ(M->instructionCount(), Want);
+    EXPECT_EQ(M->neverExecutedCount(), WantNever);
     EXPECT_GT(Want, 0u);
   }
 }
@@ -652,4 +658,91 @@ TEST_F(SassBadInput, NotARegularFile) {
   ASSERT_FALSE(llvm::sys::fs::create_link(Dir + "/nowhere", Dangling));
   E = expectInputError(parseSass(Dangling));
   EXPECT_EQ(E.Path, Dangling);
+}
+
+//===----------------------------------------------------------------------===//
+// SASS as users capture it
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string realworld(StringRef Rel) {
+  return std::string(GESTELL_TEST_CORPUS) + "/realworld/" + Rel.str();
+}
+
+} // namespace
+
+TEST(SassCapture, DisassemblerMessagesAreSkippedAndCounted) {
+  // A real listing and the real stderr nvdisasm printed for it (CUDA 13's
+  // nvdisasm on a cubin of Triton's ptxas), as `2>&1` captures them: the
+  // messages first (stderr is unbuffered) or last.
+  std::string Dir = realworld("device/sm90-inductor-assert/triton-cache/"
+                              "K4Y2VMH4LXW4UAOHMTD4SG6ZQVH6VT2FD4JPCM2UR7M43PRRJLKQ/");
+  std::string Listing = readFile(Dir + "triton_poi_fused_add_index_mul_sin_0.sass");
+  std::string Err =
+      readFile(Dir + "triton_poi_fused_add_index_mul_sin_0.nvdisasm.err");
+  ASSERT_NE(Err.find("nvdisasm warning : "), std::string::npos);
+  auto Plain = parseSass(llvm::MemoryBuffer::getMemBufferCopy(Listing), "k.sass");
+  ASSERT_TRUE(bool(Plain)) << llvm::toString(Plain.takeError());
+  EXPECT_EQ((*Plain)->ToolMessages, 0u);
+  for (const std::string &Text : {Listing + Err, Err + Listing}) {
+    auto M = parseSass(llvm::MemoryBuffer::getMemBufferCopy(Text), "k.sass");
+    ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+    expectSameProgram(**Plain, **M);
+    EXPECT_EQ((*M)->ToolMessages, 2u);
+    EXPECT_EQ(StringRef((*M)->FirstToolMessage).take_front(19),
+              "nvdisasm warning : ");
+  }
+  // An error of the disassembler is a located error, not a short listing.
+  auto E = parseSass(llvm::MemoryBuffer::getMemBufferCopy(
+                         Listing + "nvdisasm fatal   : Memory allocation failure\n"),
+                     "k.sass");
+  ASSERT_FALSE(bool(E));
+  std::string Msg = llvm::toString(E.takeError());
+  EXPECT_NE(Msg.find("k.sass:"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("the disassembler reported an error"), std::string::npos)
+      << Msg;
+  // Any other unknown line in a function: one located error.
+  size_t Mid = Listing.find('\n', Listing.size() / 2) + 1;
+  auto U = parseSass(llvm::MemoryBuffer::getMemBufferCopy(
+                         Listing.substr(0, Mid) + "something else entirely\n" +
+                         Listing.substr(Mid)),
+                     "k.sass");
+  ASSERT_FALSE(bool(U));
+  EXPECT_NE(llvm::toString(U.takeError()).find("expected an instruction line"),
+            std::string::npos);
+}
+
+TEST(SassCapture, TritonParseRenderingIsTheSameProgram) {
+  // TritonParse's tools/disasm.py extract() over `nvdisasm -c -gp -g -gi`
+  // of two real cubins (made on the device, tools: see the corpus README):
+  // the same program as that nvdisasm output and as the cache's own
+  // `nvdisasm -c -gi` listing of the same cubin.
+  std::string TP = realworld("device/tritonparse-sass/");
+  for (const char *Name : {"triton_poi_fused_add_index_mul_sin_0", "matmul_kernel"}) {
+    SCOPED_TRACE(Name);
+    auto T = parseOrFail(TP + Name + ".tritonparse.sass");
+    auto N = parseOrFail(TP + Name + ".nvdisasm-gp.sass");
+    ASSERT_TRUE(T && N);
+    EXPECT_EQ(T->Format, SassFormat::TritonParse);
+    EXPECT_EQ(N->Format, SassFormat::Nvdisasm);
+    EXPECT_GT(T->instructionCount(), 100u);
+    ASSERT_EQ(T->Functions.size(), 1u);
+    EXPECT_EQ(T->Functions[0].Name, Name);
+    // TritonParse drops the preamble (.target): compare the code only.
+    T->Target = N->Target;
+    expectSameProgram(*N, *T);
+    // `.nv_debug_ptx_txt` line info is PTX lines, not a source frame.
+    for (const SassLineFrame &F : T->Frames)
+      EXPECT_NE(F.File, ".nv_debug_ptx_txt");
+    EXPECT_FALSE(T->Frames.empty());
+  }
+  auto C = parseOrFail(realworld(
+      "device/sm90-inductor-assert/triton-cache/"
+      "K4Y2VMH4LXW4UAOHMTD4SG6ZQVH6VT2FD4JPCM2UR7M43PRRJLKQ/"
+      "triton_poi_fused_add_index_mul_sin_0.sass"));
+  auto T = parseOrFail(TP + "triton_poi_fused_add_index_mul_sin_0.tritonparse.sass");
+  ASSERT_TRUE(C && T);
+  T->Target = C->Target;
+  expectSameProgram(*C, *T);
 }

@@ -37,6 +37,8 @@ struct KernelMetrics {
   /// Files that could not be read ("file:line:col: message") and the
   /// kernel's discovery notes.
   std::vector<std::string> Problems;
+  /// What the readers noted without failing (KernelView::readerNotes).
+  std::vector<std::string> Notes;
 
   /// The counts of one stage (Isa::PTX or Isa::SASS), or null.
   const StageCounts *counts(Isa I) const {

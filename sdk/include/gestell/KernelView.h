@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gestell {
 
@@ -117,6 +118,11 @@ public:
   /// The file the SASS was read from (set by sass(); "" before or when
   /// there is none): the bundle's .sass, or a file in the cache directory.
   llvm::StringRef sassPath() const { return SassPath; }
+
+  /// What reading the stages parsed so far had to say that is neither a
+  /// finding nor an error ("file:line: note text"): a SASS listing that
+  /// holds the disassembler's own warnings, which were skipped.
+  std::vector<std::string> readerNotes() const;
 
   /// Drops every parsed stage (memory must not grow with kernel count).
   void release();

@@ -2,7 +2,8 @@
 //
 // A Layout is a TritonGPU encoding attribute read into fields: blocked,
 // slice, linear, nvidia_mma (v2, v3), dot_op, swizzled_shared, nvmma_shared,
-// tensor_memory_encoding (and _scales). Every *distributed* layout maps, for
+// shared_linear, tensor_memory_encoding (and _scales), each with its CTA
+// layout (Triton 3.6's `CGALayout = [[...]]`) where it has one. Every *distributed* layout maps, for
 // a tensor shape, to Triton's linear-layout form (register/lane/warp/block
 // bases over dim0..dimN), following Triton 3.6's own definitions, so:
 //
@@ -59,6 +60,7 @@ struct Layout {
     DotOperand,
     SwizzledShared,
     NVMMAShared,
+    SharedLinear,      ///< #ttg.shared_linear<{offset, block}, alignment = A>
     SharedMemorySpace, ///< #ttg.shared_memory (a memory space, not a layout)
     TensorMemory,      ///< #ttng.tensor_memory_encoding
     TensorMemoryScales,
@@ -70,28 +72,41 @@ struct Layout {
 
   // blocked
   Vec SizePerThread, ThreadsPerWarp, WarpsPerCTA, Order;
-  // CTA layout (blocked, mma, shared); empty = the default (one CTA)
-  Vec CTAsPerCGA, CTASplitNum, CTAOrder;
+  /// The CTA layout of blocked, nvidia_mma and shared encodings, as Triton
+  /// 3.6 prints it (`CGALayout = [[0, 1], [1, 0]]`): one basis per bit of
+  /// the CTA id, each the rank-long coordinate, in whole per-CTA tiles, of
+  /// the tile CTA 1<<k holds (all zeros: those CTAs hold the same data).
+  /// Empty = one CTA. The legacy keys (CTAsPerCGA, CTASplitNum, CTAOrder,
+  /// Triton 3.5 and before) are read into the same bases. Slice and dot_op
+  /// layouts take their parent's (dot_op with the K component zeroed).
+  std::vector<llvm::SmallVector<int32_t, 4>> CgaBases;
   // slice: Dim + Parent; dot_op: OpIdx, KWidth + Parent
   unsigned Dim = 0, OpIdx = 0, KWidth = 0;
   std::shared_ptr<const Layout> Parent;
   // nvidia_mma
   unsigned VersionMajor = 0, VersionMinor = 0;
   Vec InstrShape;
-  // linear
+  // linear (register, lane, warp, block); shared_linear (offset, block)
   LinearLayout Linear;
+  unsigned Alignment = 0; ///< shared_linear: buffer alignment in bytes
   // swizzled_shared / nvmma_shared
   unsigned Vec_ = 1, PerPhase = 1, MaxPhase = 1;
   unsigned SwizzlingByteWidth = 0, ElementBitWidth = 0;
   bool Transposed = false, Fp4Padded = false;
+  unsigned NvmmaRank = 2; ///< nvmma_shared's `rank` (default 2)
   // tensor_memory_encoding
   unsigned BlockM = 0, BlockN = 0, ColStride = 1, CTASplitM = 1, CTASplitN = 1;
+  bool TwoCTAs = false; ///< laid out for cta_group::2 (tcgen05 2-CTA MMA)
 
   /// Register layouts: blocked, slice, linear, nvidia_mma, dot_op.
   bool isDistributed() const;
   bool isShared() const {
-    return K == Kind::SwizzledShared || K == Kind::NVMMAShared;
+    return K == Kind::SwizzledShared || K == Kind::NVMMAShared ||
+           K == Kind::SharedLinear;
   }
+  /// CTAs the layout spans: 2^(number of CGA bases); for slice and dot_op
+  /// the parent's, for linear its block bases.
+  unsigned numCtas() const;
   /// Rank of tensors this layout applies to (0 if not known).
   unsigned rank() const;
   /// Normalized, alias-free spelling, e.g.

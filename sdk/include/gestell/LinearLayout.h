@@ -123,7 +123,11 @@ public:
   /// C with this(x) == Outer(C(x)): Outer's pseudo-inverse after this, with
   /// Triton's choices (input dims identical in both map to themselves; the
   /// rest is the minimal-norm least-squares solution).
-  /// Returns nullopt when no such C exists (this's image is not in Outer's).
+  /// Outer may be larger than this along an out dim (Triton 3.6's
+  /// LinearLayout::invertAndCompose): this's coordinates are then the low
+  /// corner of Outer's, and C's outputs have Outer's full input sizes.
+  /// Returns nullopt when no such C exists (this's image is not in Outer's,
+  /// or this is larger than Outer along some out dim).
   std::optional<LinearLayout> invertAndCompose(const LinearLayout &Outer) const;
 
   bool isSurjective() const;

@@ -24,7 +24,9 @@
 // stay inside it, as labels.
 //
 // Control flow: BRA, JMP (branch; BRA.U with a predicate operand and any
-// guarded branch are conditional), BRX, JMX (indirect: no known successor),
+// guarded branch are conditional), BRX, JMX (indirect: to the labels of
+// nvdisasm's `(*"BRANCH_TARGETS .L_x_2,.L_x_13"*)` annotation when it
+// prints one, else no known successor),
 // CALL (call), RET (return), EXIT, KILL (exit), BPT.TRAP (trap). Not
 // branches: BSSY Bn (names the reconvergence point, the instruction after
 // the BSYNC Bn that closes the region; kept in CodeAddress), BSYNC, BREAK
