@@ -514,10 +514,10 @@ public:
     if (!V)
       return Required ? missing(Key) : Error::success();
     auto I = A.getInt(Key);
-    if (!I || *I < 0)
+    if (!I || *I < 0 || *I > (int64_t(1) << 24))
       return layoutError(M, A,
                          "#" + A.Spelling + ": '" + Key +
-                             "' must be a non-negative integer");
+                             "' must be an integer from 0 to 2^24");
     Out = unsigned(*I);
     return Error::success();
   }

@@ -523,6 +523,16 @@ Error Verifier::checkTmem(const Operation &Op, const Type *RegTy,
 }
 
 Error Verifier::run() {
+  // The module's warp, lane and CTA counts, which every layout is checked
+  // against, must be plausible numbers.
+  if (const Operation *Mod = M.module())
+    for (StringRef Key : {"ttg.num-warps", "ttg.threads-per-warp",
+                          "ttg.num-ctas", "ttg.maxnreg"})
+      if (const Attribute *A = Mod->attr(Key))
+        if (A->K == Attribute::Kind::Integer &&
+            (A->Int < 1 || A->Int > (1 << 16)))
+          return at(*Mod, Key + " = " + A->Spelling +
+                              " is not a count from 1 to 65536");
   // Every layout alias must be well formed, used or not.
   for (StringRef Name : M.attributeAliasNames())
     if (const Attribute *A = M.attributeAlias(Name))

@@ -58,6 +58,15 @@ bool isIsolatedOp(StringRef Name) {
          Name == "module";
 }
 
+/// Bounds on numbers read from the text: a shape dimension fits in 32 bits
+/// (Triton's tensors and buffers are far smaller), an op has at most 2^16
+/// results, a shaped type at most 2^62 elements. Beyond them the input is
+/// a located error, never an overflow or an allocation the file's size does
+/// not justify.
+constexpr uint64_t MaxDim = INT32_MAX;
+constexpr uint64_t MaxResults = 1 << 16;
+constexpr int64_t MaxElements = int64_t(1) << 62;
+
 class Parser {
 public:
   Parser(TtgirModule &M, StringRef Path)
@@ -89,6 +98,7 @@ private:
   // First failure: where and what. Parsing stops at the first one.
   const char *FailPos = nullptr;
   std::string FailMsg;
+  bool BoundsFailure = false; ///< the failure is a number out of bounds
 
   StringMap<const Type *> TypeCache;
   /// Nesting of attributes, types, locations and regions: bounded so that
@@ -116,6 +126,13 @@ private:
     return false;
   }
   bool failed() const { return FailPos != nullptr; }
+  /// A failure that text read leniently (an op's result types) must not
+  /// swallow: a number out of bounds.
+  bool failBounds(const char *Pos, const Twine &Msg) {
+    if (!FailPos)
+      BoundsFailure = true;
+    return fail(Pos, Msg);
+  }
   std::string where(const char *Pos) const {
     auto [L, C] = M.lineColOf(Pos);
     return formatv("{0}:{1}", L, C).str();
@@ -123,6 +140,26 @@ private:
 
   // -- lexing ---------------------------------------------------------------
   char peek(size_t Ahead = 0) const { return P + Ahead < E ? P[Ahead] : '\0'; }
+  /// Decimal digits at P (at least one) as a number no larger than Max; a
+  /// larger one is a located error naming What ("a shape dimension").
+  template <typename T> bool lexDecimal(T &Out, uint64_t Max, StringRef What) {
+    const char *S = P;
+    uint64_t V = 0;
+    while (P < E && *P >= '0' && *P <= '9') {
+      uint64_t D = *P++ - '0';
+      if (V > (Max - D) / 10) {
+        while (P < E && *P >= '0' && *P <= '9')
+          ++P;
+        return failBounds(S, What + " " + StringRef(S, P - S) +
+                                 " is larger than " + Twine(Max));
+      }
+      V = V * 10 + D;
+    }
+    if (P == S)
+      return fail(S, "expected digits in " + What);
+    Out = T(V);
+    return true;
+  }
   bool atEnd() const { return P >= E; }
   void skipHSpace() {
     while (P < E && (*P == ' ' || *P == '\t' || *P == '\r'))
@@ -311,11 +348,21 @@ const Attribute *Parser::parseNumber() {
     bool Neg = Digits.consume_front("-");
     Digits.consume_front("+");
     uint64_t U = 0;
-    if (Digits.starts_with_insensitive("0x"))
-      Digits.drop_front(2).getAsInteger(16, U);
-    else
-      Digits.getAsInteger(10, U);
-    A->Int = Neg ? -int64_t(U) : int64_t(U);
+    bool Hex = Digits.starts_with_insensitive("0x");
+    // getAsInteger fails (returns true) when the value needs more than 64
+    // bits. Hex is a bit pattern (0xFFFFFFFFFFFFFFFF : i64 is -1); decimal
+    // must fit in int64.
+    if (Hex ? Digits.drop_front(2).getAsInteger(16, U)
+            : Digits.getAsInteger(10, U)) {
+      failBounds(S, "integer " + A->Spelling + " does not fit in 64 bits");
+      return nullptr;
+    }
+    uint64_t Limit = uint64_t(INT64_MAX) + (Neg ? 1 : 0);
+    if (!Hex && U > Limit) {
+      failBounds(S, "integer " + A->Spelling + " does not fit in 64 bits");
+      return nullptr;
+    }
+    A->Int = Neg ? int64_t(0 - U) : int64_t(U);
   }
   parseLiteralType(A);
   A->Text = StringRef(S, P - S);
@@ -658,14 +705,20 @@ bool Parser::parseShapeAndElement(SmallVectorImpl<int64_t> &Shape,
       ++P;
     } else {
       int64_t V = 0;
-      while (P < E && std::isdigit((unsigned char)*P))
-        V = V * 10 + (*P++ - '0');
+      if (!lexDecimal(V, MaxDim, "a shape dimension"))
+        return false;
       Shape.push_back(V);
     }
     if (peek() != 'x')
       return fail(P, "expected 'x' in a shape");
     ++P;
   }
+  int64_t Elements = 1;
+  for (int64_t D : Shape)
+    if (D > 0 && Elements > MaxElements / D)
+      return failBounds(P, "a shaped type of more than 2^62 elements");
+    else if (D > 0)
+      Elements *= D;
   Elem = parseType();
   return Elem != nullptr;
 }
@@ -697,8 +750,8 @@ bool Parser::parseMemDescBody(Type *T) {
       SmallVector<int64_t, 4> Alloc;
       while (P < E && std::isdigit((unsigned char)*P)) {
         int64_t V = 0;
-        while (P < E && std::isdigit((unsigned char)*P))
-          V = V * 10 + (*P++ - '0');
+        if (!lexDecimal(V, MaxDim, "an allocation-shape dimension"))
+          return false;
         Alloc.push_back(V);
         if (peek() == 'x')
           ++P;
@@ -738,8 +791,9 @@ const Type *Parser::parseTypeUncached(const char *S) {
         ++P;
         skipHSpace();
         unsigned AS = 0;
-        while (P < E && std::isdigit((unsigned char)*P))
-          AS = AS * 10 + (*P++ - '0');
+        if (std::isdigit((unsigned char)peek()) &&
+            !lexDecimal(AS, 255, "an address space"))
+          return nullptr;
         T->AddressSpace = AS;
       }
       if (!expect('>', "to close !tt.ptr<>"))
@@ -917,16 +971,12 @@ const Location *Parser::parseLocInner() {
       L->K = Location::Kind::FileLineCol;
       L->File = Str;
       ++P;
-      unsigned V = 0;
-      while (P < E && std::isdigit((unsigned char)*P))
-        V = V * 10 + (*P++ - '0');
-      L->Line = V;
+      if (!lexDecimal(L->Line, UINT32_MAX, "a line number"))
+        return nullptr;
       if (peek() == ':') {
         ++P;
-        V = 0;
-        while (P < E && std::isdigit((unsigned char)*P))
-          V = V * 10 + (*P++ - '0');
-        L->Column = V;
+        if (!lexDecimal(L->Column, UINT32_MAX, "a column number"))
+          return nullptr;
       }
       // A range ("f":1:2 to 3:4 / to :4) is reduced to its start.
       const char *Save = P;
@@ -1278,7 +1328,7 @@ void Parser::assignResultTypes(Operation *Op, const char *ArrowPos,
   // Result types are derived, not required: text that is not a type leaves
   // them unknown (unknown op syntax is allowed); an undefined alias inside
   // a type is still an error.
-  if ((!Ok || failed()) &&
+  if ((!Ok || failed()) && !BoundsFailure &&
       !StringRef(FailMsg).starts_with("use of undefined")) {
     FailPos = nullptr;
     FailMsg.clear();
@@ -1374,9 +1424,10 @@ bool Parser::parseOperation(Block *B, SmallVectorImpl<Operation *> &Ops) {
       unsigned Count = 1;
       if (peek() == ':') {
         ++P;
-        Count = 0;
-        while (P < E && std::isdigit((unsigned char)*P))
-          Count = Count * 10 + (*P++ - '0');
+        // Bounded so that a count in a small file cannot make the parser
+        // allocate for billions of results.
+        if (!lexDecimal(Count, MaxResults, "a result count"))
+          return false;
         if (Count == 0)
           return fail(GP, "bad result count");
       }
@@ -1474,9 +1525,8 @@ bool Parser::parseOperation(Block *B, SmallVectorImpl<Operation *> &Ops) {
       int Sub = -1;
       if (peek() == '#' && std::isdigit((unsigned char)peek(1))) {
         ++P;
-        Sub = 0;
-        while (P < E && std::isdigit((unsigned char)*P))
-          Sub = Sub * 10 + (*P++ - '0');
+        if (!lexDecimal(Sub, MaxResults, "a result number"))
+          return false;
       }
       if (peek() == ':' && peek(1) != ':') {
         // %arg: type loc(...) -- an argument of the next region.

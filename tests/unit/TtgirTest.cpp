@@ -441,6 +441,48 @@ TEST(Ttgir, BadInputIsAnInputErrorWithLine) {
             "1:32: expected ',' or '}' in attribute dictionary");
 }
 
+TEST(Ttgir, NumbersOutOfBoundsAreLocatedErrors) {
+  auto Module = [](StringRef Body) {
+    return ("module attributes {\"ttg.num-warps\" = 4 : i32} {\n  tt.func "
+            "@k() {\n" +
+            Body + "\n    tt.return\n  }\n}\n")
+        .str();
+  };
+  EXPECT_EQ(parseError(Module("    %0 = ttg.local_alloc : () -> "
+                              "!ttg.memdesc<18446744073709551617x4xf32, "
+                              "#ttg.shared_memory>")),
+            "3:47: a shape dimension 18446744073709551617 is larger than "
+            "2147483647");
+  EXPECT_EQ(parseError(Module("    %0 = arith.constant dense<0.0> : "
+                              "tensor<2147483648xf32>")),
+            "3:45: a shape dimension 2147483648 is larger than 2147483647");
+  EXPECT_EQ(parseError(Module("    %0 = ttg.local_alloc : () -> "
+                              "!ttg.memdesc<1048576x1048576x1048576x1048576xf32>")),
+            "3:79: a shaped type of more than 2^62 elements");
+  // `%0:4000000000` in a 138-byte file: an error, not 4e9 values.
+  EXPECT_EQ(parseError(Module("    %0:4000000000 = \"x.y\"() : () -> ()")),
+            "3:8: a result count 4000000000 is larger than 65536");
+  EXPECT_EQ(parseError(Module("    \"x.y\"() {v = 99999999999999999999 : "
+                              "i64} : () -> ()")),
+            "3:18: integer 99999999999999999999 does not fit in 64 bits");
+  EXPECT_EQ(parseError(Module("    \"x.y\"() {v = 9223372036854775808 : i64} "
+                              ": () -> ()")),
+            "3:18: integer 9223372036854775808 does not fit in 64 bits");
+  // The extremes that do fit.
+  auto M = parseTtgirText(Module("    \"x.y\"() {v = -9223372036854775808 : "
+                                 "i64, w = 0xFFFFFFFFFFFFFFFF : i64} : () -> "
+                                 "()"),
+                          "ok.ttgir");
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  EXPECT_EQ(findOp(**M, "x.y", 3)->attr("v")->Int, INT64_MIN);
+  EXPECT_EQ(findOp(**M, "x.y", 3)->attr("w")->Int, -1);
+  EXPECT_EQ(parseError("#loc = loc(\"k.py\":99999999999:1)\nmodule {\n}\n"),
+            "1:19: a line number 99999999999 is larger than 4294967295");
+  EXPECT_EQ(parseError("module attributes {\"ttg.num-warps\" = 4294967300 : "
+                       "i32} {\n}\n"),
+            "1:1: ttg.num-warps = 4294967300 is not a count from 1 to 65536");
+}
+
 TEST(Ttgir, ErrorsDoNotStopOtherFiles) {
   // A bad kernel among good ones: each file is parsed on its own, so the
   // failure names its file and the others are unaffected.
