@@ -43,7 +43,7 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
     ArchResolution A = resolveArch(*C, PtxTarget, K.Meta ? &*K.Meta : nullptr);
     S.CubinTarget = A.Arch;
     if (A.SuffixUnknown)
-      S.Problems.push_back(K.path(Stage::Cubin).str() +
+      S.Notes.push_back(K.path(Stage::Cubin).str() +
                            ": the cubin's ELF flags do not say whether it is " +
                            A.Arch + " or " + A.Arch +
                            "a, and there is no PTX or Triton .json to tell");
@@ -68,7 +68,8 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
     if (Expected<const SassModule &> M = V.sass()) {
       S.Sass = countInstructions(*M, Families);
       S.SassFile = V.sassPath().str();
-      S.Notes = V.readerNotes();
+      for (std::string &N : V.readerNotes())
+        S.Notes.push_back(std::move(N));
     } else {
       Record(M.takeError());
     }

@@ -718,7 +718,7 @@ TEST(SassCapture, TritonParseRenderingIsTheSameProgram) {
   // of two real cubins (made on the device, tools: see the corpus README):
   // the same program as that nvdisasm output and as the cache's own
   // `nvdisasm -c -gi` listing of the same cubin.
-  std::string TP = realworld("device/tritonparse-sass/");
+  std::string TP = std::string(GESTELL_TEST_CORPUS) + "/sass-renderings/tritonparse/";
   for (const char *Name : {"triton_poi_fused_add_index_mul_sin_0", "matmul_kernel"}) {
     SCOPED_TRACE(Name);
     auto T = parseOrFail(TP + Name + ".tritonparse.sass");
