@@ -136,32 +136,61 @@ def row_id(r):
 
 
 def layout_ops(alias, var, shape, ptr_ty, base):
-    """TTGIR lines computing a tensor of pointers base + row * N + col in layout `alias`."""
-    M, N = shape
+    """TTGIR lines computing a tensor of pointers to the row-major elements of
+    `shape` (any rank) in layout `alias`: for each dim a make_range in the
+    layout sliced down to that dim, expanded back, scaled by its stride,
+    broadcast to the full shape and summed."""
+    rank = len(shape)
+    full = "x".join(map(str, shape))
     L = []
-    s1 = "#ttg.slice<{dim = 1, parent = %s}>" % alias
-    s0 = "#ttg.slice<{dim = 0, parent = %s}>" % alias
-    L.append(f"    %{var}_r = tt.make_range {{end = {M} : i32, start = 0 : i32}} : tensor<{M}xi32, {s1}>")
-    L.append(f"    %{var}_re = tt.expand_dims %{var}_r {{axis = 1 : i32}} : tensor<{M}xi32, {s1}> -> tensor<{M}x1xi32, {alias}>")
-    L.append(f"    %{var}_n = arith.constant dense<{N}> : tensor<{M}x1xi32, {alias}>")
-    L.append(f"    %{var}_rm = arith.muli %{var}_re, %{var}_n : tensor<{M}x1xi32, {alias}>")
-    if N == 1:
-        off = f"%{var}_rm"
-    else:
-        L.append(f"    %{var}_c = tt.make_range {{end = {N} : i32, start = 0 : i32}} : tensor<{N}xi32, {s0}>")
-        L.append(f"    %{var}_ce = tt.expand_dims %{var}_c {{axis = 0 : i32}} : tensor<{N}xi32, {s0}> -> tensor<1x{N}xi32, {alias}>")
-        L.append(f"    %{var}_rb = tt.broadcast %{var}_rm : tensor<{M}x1xi32, {alias}> -> tensor<{M}x{N}xi32, {alias}>")
-        L.append(f"    %{var}_cb = tt.broadcast %{var}_ce : tensor<1x{N}xi32, {alias}> -> tensor<{M}x{N}xi32, {alias}>")
-        L.append(f"    %{var}_off = arith.addi %{var}_rb, %{var}_cb : tensor<{M}x{N}xi32, {alias}>")
-        off = f"%{var}_off"
-    L.append(f"    %{var}_s = tt.splat {base} : {ptr_ty} -> tensor<{M}x{N}x{ptr_ty}, {alias}>")
-    L.append(f"    %{var}_p = tt.addptr %{var}_s, {off} : tensor<{M}x{N}x{ptr_ty}, {alias}>, tensor<{M}x{N}xi32, {alias}>")
+    terms = []
+    for d in range(rank):
+        # The 1-D layout of dim d: slice away every other dim, highest first.
+        layouts = [alias]
+        for k in reversed(range(rank)):
+            if k != d:
+                layouts.append("#ttg.slice<{dim = %d, parent = %s}>" % (k, layouts[-1]))
+        cur = layouts[-1]
+        cur_shape = [shape[d]]
+        v = f"%{var}_r{d}"
+        L.append(f"    {v} = tt.make_range {{end = {shape[d]} : i32, start = 0 : i32}} : "
+                 f"tensor<{shape[d]}xi32, {cur}>")
+        # Expand back, lowest dim first (the reverse of the slicing).
+        for j, k in enumerate(sorted(k for k in range(rank) if k != d)):
+            nxt = layouts[-2 - j]
+            new_shape = list(cur_shape)
+            new_shape.insert(k, 1)
+            nv = f"%{var}_e{d}_{k}"
+            L.append(f"    {nv} = tt.expand_dims {v} {{axis = {k} : i32}} : "
+                     f"tensor<{'x'.join(map(str, cur_shape))}xi32, {cur}> -> "
+                     f"tensor<{'x'.join(map(str, new_shape))}xi32, {nxt}>")
+            v, cur, cur_shape = nv, nxt, new_shape
+        stride = 1
+        for k in range(d + 1, rank):
+            stride *= shape[k]
+        part = "x".join(map(str, cur_shape))
+        if stride != 1:
+            L.append(f"    %{var}_s{d} = arith.constant dense<{stride}> : tensor<{part}xi32, {alias}>")
+            L.append(f"    %{var}_m{d} = arith.muli {v}, %{var}_s{d} : tensor<{part}xi32, {alias}>")
+            v = f"%{var}_m{d}"
+        if cur_shape != list(shape):
+            L.append(f"    %{var}_b{d} = tt.broadcast {v} : tensor<{part}xi32, {alias}> -> "
+                     f"tensor<{full}xi32, {alias}>")
+            v = f"%{var}_b{d}"
+        terms.append(v)
+    off = terms[0]
+    for d, t in enumerate(terms[1:], 1):
+        L.append(f"    %{var}_a{d} = arith.addi {off}, {t} : tensor<{full}xi32, {alias}>")
+        off = f"%{var}_a{d}"
+    L.append(f"    %{var}_sp = tt.splat {base} : {ptr_ty} -> tensor<{full}x{ptr_ty}, {alias}>")
+    L.append(f"    %{var}_p = tt.addptr %{var}_sp, {off} : tensor<{full}x{ptr_ty}, {alias}>, "
+             f"tensor<{full}xi32, {alias}>")
     return L, f"%{var}_p"
 
 
 def make_module(r, convert):
     """Minimal TTGIR: load in src, (convert,) store in dst (or src for the control)."""
-    M, N = r["shape"]
+    full = "x".join(map(str, r["shape"]))
     T = r["dtype"]
     ptr = f"!tt.ptr<{T}>"
     head = [f"#src = {r['src']}"]
@@ -174,13 +203,13 @@ def make_module(r, convert):
     body = [f"  tt.func public @{name}(%in: {ptr}, %out: {ptr}) attributes {{noinline = false}} {{"]
     lines, pin = layout_ops("#src", "a", r["shape"], ptr, "%in")
     body += lines
-    body.append(f"    %x = tt.load {pin} : tensor<{M}x{N}x{ptr}, #src>")
+    body.append(f"    %x = tt.load {pin} : tensor<{full}x{ptr}, #src>")
     out_alias = "#dst" if convert else "#src"
     if convert:
-        body.append(f"    %y = ttg.convert_layout %x : tensor<{M}x{N}x{T}, #src> -> tensor<{M}x{N}x{T}, #dst>")
+        body.append(f"    %y = ttg.convert_layout %x : tensor<{full}x{T}, #src> -> tensor<{full}x{T}, #dst>")
     lines, pout = layout_ops(out_alias, "b", r["shape"], ptr, "%out")
     body += lines
-    body.append(f"    tt.store {pout}, %{'y' if convert else 'x'} : tensor<{M}x{N}x{ptr}, {out_alias}>")
+    body.append(f"    tt.store {pout}, %{'y' if convert else 'x'} : tensor<{full}x{ptr}, {out_alias}>")
     body.append("    tt.return")
     body.append("  }")
     return "\n".join(head + body + ["}"]) + "\n"
