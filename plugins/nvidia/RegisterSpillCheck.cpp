@@ -53,6 +53,36 @@ std::string registersNote(const CubinKernel &CK, const Kernel &K) {
 }
 } // namespace
 
+namespace {
+/// What the stack frame holds: the PTX's own local arrays (rounded as
+/// ptxas lays out its frame, to 8 bytes) and, beyond them, spills.
+struct FrameSplit {
+  bool PtxKnown = false;   ///< the kernel's PTX was read
+  uint64_t LocalArrays = 0; ///< bytes the PTX declares `.local`
+  uint32_t LocalLine = 0;   ///< line of the first `.local` declaration
+  uint64_t Spilled = 0;     ///< stack frame minus the local arrays
+};
+
+FrameSplit splitFrame(CheckInput &In, const CubinKernel &CK) {
+  FrameSplit F;
+  Expected<const PtxModule &> Ptx = In.Kernel.ptx();
+  if (!Ptx) {
+    consumeError(Ptx.takeError());
+    F.Spilled = CK.Stack; // unknown split: the frame is all there is
+    return F;
+  }
+  const PtxFunction *PF = kernelFunction(*Ptx, In.Kernel.kernel().Name);
+  F.PtxKnown = PF != nullptr;
+  if (PF) {
+    F.LocalArrays = PF->LocalBytes;
+    F.LocalLine = PF->LocalLine;
+  }
+  uint64_t Declared = alignTo(F.LocalArrays, 8);
+  F.Spilled = CK.Stack > Declared ? CK.Stack - Declared : 0;
+  return F;
+}
+} // namespace
+
 Error RegisterSpillCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
   Expected<const CubinInfo &> Cubin = In.Kernel.cubin();
@@ -70,7 +100,34 @@ Error RegisterSpillCheck::check(CheckInput &In) {
       return Error::success();
   }
   DiagLoc CubinLoc = DiagLoc::artifact(Stage::Cubin, Cubin->Path);
+  // Local memory the PTX itself declares (libdevice's sin/cos reduction
+  // tables, local arrays) is not a spill: ptxas -v reports 0 bytes spilled
+  // for a frame that holds only that. A spill is the frame beyond it.
+  FrameSplit Split = splitFrame(In, *CK);
+  if (Split.PtxKnown && Split.Spilled == 0)
+    return Error::success();
   std::string Frame = "stack frame of " + std::to_string(CK->Stack) + " bytes";
+  std::string FrameNote = registersNote(*CK, K) + ", " + Frame;
+  if (Split.PtxKnown)
+    FrameNote += ": " + std::to_string(Split.Spilled) + " bytes of spills" +
+                 (Split.LocalArrays ? " beside " + std::to_string(Split.LocalArrays) +
+                                          " bytes of local arrays the PTX declares"
+                                    : std::string());
+  else
+    FrameNote += " (no PTX to tell spills from local arrays it declares)";
+  auto AddLocalArraysNote = [&](auto &D) {
+    if (!Split.LocalArrays)
+      return;
+    Expected<const PtxModule &> Ptx = In.Kernel.ptx();
+    if (!Ptx) {
+      consumeError(Ptx.takeError());
+      return;
+    }
+    D.note(DiagLoc::artifact(Stage::PTX, Ptx->Path, Split.LocalLine, 2),
+           "the PTX declares " + Twine(Split.LocalArrays) +
+               " bytes of local arrays (.local): their STL/LDL are not "
+               "spills");
+  };
 
   Expected<const SassModule &> Sass = In.Kernel.sass();
   if (!Sass) {
@@ -82,9 +139,13 @@ Error RegisterSpillCheck::check(CheckInput &In) {
       return Error::success();
     auto D = diag(CubinLoc,
                   "kernel '" + K.Name + "' has a " + Frame +
+                      (Split.PtxKnown
+                           ? ", " + std::to_string(Split.Spilled) +
+                                 " bytes of it spills,"
+                           : std::string()) +
                       " and no SASS to show where it spills",
                   Level::Remark);
-    D.note(registersNote(*CK, K));
+    D.note(FrameNote);
     D.hint("ptxas register allocation",
            "give gestell an nvdisasm (--nvdisasm, PATH or the triton "
            "package) to see whether the spills are inside a loop");
@@ -116,20 +177,27 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   }
   if (Total == 0)
     return Error::success();
+  std::string Bytes = Split.PtxKnown
+                          ? std::to_string(Split.Spilled) + " bytes spilled, "
+                          : std::string();
+  std::string Mixed = Split.LocalArrays ? " (spills and local-array accesses)"
+                                        : std::string();
 
   if (InLoops >= MinLoopSpills && FirstInLoop != NoIndex) {
     const SassInstruction &At = SF->Instructions[FirstInLoop];
     auto D = diag(locate(*Sass, At),
                   "kernel '" + K.Name + "' spills registers inside a loop: " +
-                      Twine(InLoops) + " local-memory accesses in loops at " +
+                      Bytes + Twine(InLoops) +
+                      " local-memory accesses in loops at " +
                       Twine(CK->Registers) + " registers");
     D.source(pythonSource(*Sass, At));
     D.related(CubinLoc, "the cubin: registers and stack frame");
-    D.note(Twine(InLoops) + " spill instructions in loops (threshold " +
-           Twine(MinLoopSpills) + "): " + Twine(InLoops - LoadsInLoops) +
-           " STL, " + Twine(LoadsInLoops) + " LDL; " + Twine(Total) +
-           " in the kernel");
-    D.note(CubinLoc, registersNote(*CK, K) + ", " + Frame);
+    D.note(Twine(InLoops) + " local-memory instructions in loops" + Mixed +
+           " (threshold " + Twine(MinLoopSpills) + "): " +
+           Twine(InLoops - LoadsInLoops) + " STL, " + Twine(LoadsInLoops) +
+           " LDL; " + Twine(Total) + " in the kernel");
+    D.note(CubinLoc, FrameNote);
+    AddLocalArraysNote(D);
     uint32_t L = outermostLoopOf(SF->CF, FirstInLoop);
     if (std::optional<DiagLoc> LoopSrc =
             loopSource(*Sass, *SF, L, optionalTtgir(In.Kernel)))
@@ -147,31 +215,41 @@ Error RegisterSpillCheck::check(CheckInput &In) {
     return Error::success();
   }
 
-  // Spills that do not reach the warning: outside loops, or fewer in loops
-  // than MinLoopSpills.
-  if (!Remarks)
+  // Spills outside loops, or fewer in loops than MinLoopSpills: a warning
+  // when ptxas confirms them (the frame exceeds the PTX's own local arrays),
+  // a remark when there is no PTX to tell.
+  bool Confirmed = Split.PtxKnown;
+  if (!Confirmed && !Remarks)
     return Error::success();
   const SassInstruction &At =
       SF->Instructions[FirstInLoop != NoIndex ? FirstInLoop : First];
   auto D = diag(
       locate(*Sass, At),
-      "kernel '" + K.Name + "' spills registers: " + Twine(Total) +
-          " local-memory accesses at " + Twine(CK->Registers) + " registers, " +
+      "kernel '" + K.Name + "' spills registers" +
+          (!Confirmed ? "" : InLoops ? ", few of them in loops" : " outside its loops") +
+          ": " + Bytes +
+          Twine(Total) + " local-memory accesses at " + Twine(CK->Registers) +
+          " registers, " +
           (InLoops ? Twine(InLoops) + " in loops" : Twine("none in a loop")),
-      Level::Remark);
+      Confirmed ? Level::Warning : Level::Remark);
   D.source(pythonSource(*Sass, At));
   D.related(CubinLoc, "the cubin: registers and stack frame");
-  D.note(Twine(InLoops) + " spill instructions in loops (threshold " +
-         Twine(MinLoopSpills) + "), " + Twine(Total) + " in the kernel");
-  D.note(CubinLoc, registersNote(*CK, K) + ", " + Frame);
+  D.note(Twine(InLoops) + " local-memory instructions in loops" + Mixed +
+         " (threshold " + Twine(MinLoopSpills) + "), " + Twine(Total) +
+         " in the kernel");
+  D.note(CubinLoc, FrameNote);
+  AddLocalArraysNote(D);
   D.hint("ptxas register allocation",
          InLoops ? "fewer spills in loops than MinLoopSpills; each is a "
                    "local-memory access on every iteration, and they show the "
                    "kernel at its register limit"
-                 : "spills outside loops cost little; they show the kernel at "
-                   "its register limit, where a small change can push spills "
-                   "into the loop");
+                 : "spills outside loops cost less than spills in one; they "
+                   "show the kernel at its register limit, where a small "
+                   "change can push spills into the loop: shrink the tiles, "
+                   "raise num_warps or give the partition more registers");
   D.context(InLoops ? "spill-below-threshold" : "spill-outside-loops");
+  if (!Confirmed)
+    D.context("frame-unsplit");
   return Error::success();
 }
 

@@ -13,6 +13,7 @@
 #include "gestell/Input.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -111,6 +112,7 @@ private:
   DebugLoc CurLoc;
   bool InlineAsm = false;
   bool LastWasLabel = false;
+  PtxFunction *Fn = nullptr; ///< the function whose body is being read
 
   uint32_t column(const char *P) const { return P - LineStart + 1; }
 
@@ -241,6 +243,8 @@ private:
   Error headerDirective(PtxTuning &T);
   Error functionBody(PtxFunction &F);
   Error bodyDirective(uint32_t Scope);
+  Expected<uint64_t> localBytes(StringRef Decl, const char *At,
+                                uint64_t &Align);
   Error instruction(const char *Start, uint32_t Scope);
   Error finishFunction(PtxFunction &F);
   uint32_t findLabel(StringRef Name, uint32_t Scope) const;
@@ -611,6 +615,7 @@ uint32_t PtxScanner::findLabel(StringRef Name, uint32_t Scope) const {
 Error PtxScanner::functionBody(PtxFunction &F) {
   uint32_t OpenLine = Line;
   ++Cur; // '{'
+  Fn = &F;
   Insts.clear();
   Labels.clear();
   Branches.clear();
@@ -715,7 +720,70 @@ Error PtxScanner::bodyDirective(uint32_t Scope) {
   if (Word == ".branchtargets" && LastWasLabel && !Labels.empty())
     Tables.push_back({Labels.back().Name, Scope, Tail->trim()});
   LastWasLabel = false;
+  if (Word == ".local" && Fn) {
+    uint64_t Align = 1;
+    Expected<uint64_t> Bytes = localBytes(*Tail, Start, Align);
+    if (!Bytes)
+      return Bytes.takeError();
+    if (!Fn->LocalLine)
+      Fn->LocalLine = Line;
+    // Laid out in order, each at its alignment (ptxas's frame: depot 4
+    // at .align 4 then 40 at .align 8 take 48 bytes).
+    Fn->LocalBytes = alignTo(Fn->LocalBytes, Align) + *Bytes;
+    if (Fn->LocalBytes > (uint64_t(1) << 32))
+      return errorAt(Start, "more than 4 GiB of .local memory declared");
+  }
   return Error::success();
+}
+
+/// The bytes a `.local` declaration reserves: `.align 4 .b8 __local_depot0
+/// [28]` is 28, `.v4 .f32 x[2]` 32, `.u64 y` 8.
+Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, const char *At,
+                                          uint64_t &Align) {
+  uint64_t Elem = 0, Vec = 1, Count = 1;
+  SmallVector<StringRef, 8> Words;
+  Decl.split(Words, ' ', -1, false);
+  bool AlignNext = false;
+  for (StringRef W : Words) {
+    W = W.trim();
+    if (AlignNext) {
+      AlignNext = false;
+      if (W.getAsInteger(10, Align) || !isPowerOf2_64(Align) || Align > 4096)
+        return errorAt(At, "expected a power of two up to 4096 after .align");
+      continue;
+    }
+    if (W == ".align") {
+      AlignNext = true;
+      continue;
+    }
+    if (W.size() > 2 && W[0] == '.' && (W[1] == 'v') && isDigit(W[2])) {
+      W.drop_front(2).getAsInteger(10, Vec);
+      continue;
+    }
+    if (W.size() > 2 && W[0] == '.' && strchr("bsuf", W[1]) && isDigit(W[2])) {
+      unsigned Bits = 0;
+      if (!W.drop_front(2).getAsInteger(10, Bits) && Bits % 8 == 0)
+        Elem = Bits / 8;
+      continue;
+    }
+    // name[N][M]...
+    for (size_t B = W.find('['); B != StringRef::npos; B = W.find('[', B + 1)) {
+      size_t E = W.find(']', B);
+      uint64_t N = 0;
+      if (E == StringRef::npos || W.slice(B + 1, E).getAsInteger(10, N) ||
+          N > (uint64_t(1) << 32))
+        return errorAt(At, "expected a bounded array size in this .local "
+                           "declaration");
+      Count *= N;
+      if (Count > (uint64_t(1) << 32))
+        return errorAt(At, "more than 4 GiB of .local memory declared");
+    }
+  }
+  if (!Elem)
+    return errorAt(At, "expected an element type (.b8, .u32, ...) in this "
+                       ".local declaration");
+  Align = std::max(Align, Elem * Vec);
+  return Elem * Vec * Count;
 }
 
 Error PtxScanner::instruction(const char *Start, uint32_t Scope) {

@@ -10,6 +10,11 @@
 #   %flatjson  Inputs/flatjson.py: JSON as `path=value` lines for FileCheck
 #   %expect_exit N  Inputs/expect_exit.py: runs the rest of the line and
 #              succeeds only when it exits with status N (0, 1 or 2)
+#   %check_gestell %s CHECK TARGET PREFIX [-- ARGS]  Inputs/check_gestell.py:
+#              one check on one target (relative to the source root), its
+#              output checked against this file's PREFIX lines;
+#              tools/update_expectations.py rewrites them
+#              (tests/lit/checks/*.test)
 #   %ptxas     a real ptxas (the PATH lit started with, else
 #              /usr/local/cuda/bin), with the feature `ptxas`; tests that
 #              need it say `REQUIRES: ptxas` and are skipped without one
@@ -38,6 +43,11 @@ config.substitutions.append(
 inputs = os.path.join(os.path.dirname(__file__), "Inputs")
 config.substitutions.append(("%flatjson", "python3 " + os.path.join(inputs, "flatjson.py")))
 config.substitutions.append(("%expect_exit", "python3 " + os.path.join(inputs, "expect_exit.py")))
+config.substitutions.append(
+    ("%check_gestell", "python3 %s --gestell %s --filecheck %s --root %s" % (
+        os.path.join(inputs, "check_gestell.py"),
+        os.path.join(config.gestell_tools_dir, "gestell"), config.filecheck,
+        config.gestell_src_root)))
 
 ptxas = shutil.which("ptxas") or shutil.which("ptxas", path="/usr/local/cuda/bin")
 if ptxas:

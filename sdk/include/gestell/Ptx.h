@@ -97,6 +97,12 @@ struct PtxFunction {
   bool IsEntry = false; ///< .entry (kernel) vs .func
   uint32_t Line = 0;    ///< line of the .entry/.func directive
   PtxTuning Tuning;
+  /// Local memory the PTX itself declares in the body (`.local .align 4 .b8
+  /// __local_depot0[28];`: libdevice's sin/cos tables, local arrays), in
+  /// bytes, and the line of the first declaration (0 when none). Not a
+  /// spill: ptxas's stack frame holds it beside any spills.
+  uint64_t LocalBytes = 0;
+  uint32_t LocalLine = 0;
   std::vector<PtxInstruction> Instructions;
   std::vector<PtxLabel> Labels;
   ControlFlow CF;
