@@ -12,7 +12,7 @@
 //   baseline baseline                           (optional: for count rules)
 //   rules-blackwell-convert-layout-before-tmem-store attn_fwd.ttgir:200
 //   rules-blackwell-staging-grows-while-compute-holds attn_fwd.sass
-//   ok rules-hopper-wgmma-serialized            (this rule stays quiet)
+//   ok rules-hopper-conversion-detour-before-wgmma (this rule stays quiet)
 //   ok                                          (every rule stays quiet)
 //
 // Every finding of a rule under test must be expected (rule id, file

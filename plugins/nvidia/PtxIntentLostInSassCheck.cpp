@@ -43,15 +43,15 @@ PtxIntentLostInSassCheck::PtxIntentLostInSassCheck(StringRef Name,
                                                    CheckContext &Context)
     : Check(Name, Context),
       SerializedWaitsPerMma(Options.get("SerializedWaitsPerMma", 0.75)),
-      MinPtxMmasPerWait(Options.get("MinPtxMmasPerWait", 2.0)),
       MinMma(Options.get("MinMma", 2u)), Mappings(Options.get("Mappings", "*")),
       MinSassPerPtx(Options.get("MinSassPerPtx", 0.5)),
       Ptxas(Options.get("Ptxas", "")),
-      PtxasTimeout(Options.get("PtxasTimeout", 300u)) {}
+      PtxasTimeout(Options.get("PtxasTimeout", 300u)),
+      Remarks(Options.get("Remarks", true)) {}
 
 void PtxIntentLostInSassCheck::storeOptions(OptionMap &Opts) const {
   Options.store(Opts, "SerializedWaitsPerMma", SerializedWaitsPerMma);
-  Options.store(Opts, "MinPtxMmasPerWait", MinPtxMmasPerWait);
+  Options.store(Opts, "Remarks", Remarks);
   Options.store(Opts, "MinMma", MinMma);
   Options.store(Opts, "Mappings", Mappings);
   Options.store(Opts, "MinSassPerPtx", MinSassPerPtx);
@@ -64,26 +64,54 @@ namespace {
 /// wgmma issue and wait points of the PTX inside loops.
 struct PtxWgmma {
   unsigned Mma = 0, Waits = 0;
+  /// `wgmma.wait_group 0` right after warp-group MMAs: the PTX itself lets
+  /// nothing stay in flight.
+  unsigned FullWaits = 0;
   const PtxInstruction *FirstMma = nullptr, *FirstWait = nullptr;
+  const PtxInstruction *FirstFullWait = nullptr;
 };
 
 PtxWgmma countPtxWgmma(const PtxFunction &F) {
   PtxWgmma W;
+  bool Pending = false;
   for (uint32_t I = 0; I < F.Instructions.size(); ++I) {
     if (!F.CF.inLoop(I))
       continue;
     const PtxInstruction &Inst = F.Instructions[I];
     if (Inst.Opcode.starts_with("wgmma.mma_async")) {
       ++W.Mma;
+      Pending = true;
       if (!W.FirstMma)
         W.FirstMma = &Inst;
     } else if (Inst.Opcode.starts_with("wgmma.wait_group")) {
       ++W.Waits;
       if (!W.FirstWait)
         W.FirstWait = &Inst;
+      if (Pending && Inst.Operands.trim() == "0") {
+        ++W.FullWaits;
+        if (!W.FirstFullWait)
+          W.FirstFullWait = &Inst;
+      }
+      Pending = false;
     }
   }
   return W;
+}
+
+/// The TTGIR op that made the PTX wait for every MMA: a
+/// `ttng.warp_group_dot_wait {pendings = 0}` inside a loop, or null.
+const Operation *fullDotWait(const TtgirModule *M) {
+  if (!M)
+    return nullptr;
+  for (const Operation *Op : M->ops())
+    if (Op->Name == "ttng.warp_group_dot_wait" && Op->loopDepth() > 0)
+      if (std::optional<int64_t> N = Op->attr("pendings")
+                                         ? std::optional<int64_t>(
+                                               Op->attr("pendings")->Int)
+                                         : std::nullopt;
+          N && *N == 0)
+        return Op;
+  return nullptr;
 }
 
 /// Warp-group MMAs and full waits of the SASS inside loops.
@@ -184,7 +212,7 @@ Error PtxIntentLostInSassCheck::check(CheckInput &In) {
     Notes.Used.assign(Notes.Messages.size(), false);
   }
   if (SF) {
-    checkWgmma(C, Notes);
+    checkWgmma(C, Notes, optionalTtgir(In.Kernel));
     checkSetmaxnreg(C, Notes);
     if (Error E = checkMappings(C))
       return E;
@@ -193,13 +221,26 @@ Error PtxIntentLostInSassCheck::check(CheckInput &In) {
   return Error::success();
 }
 
-void PtxIntentLostInSassCheck::checkWgmma(const Code &C, PtxasNotes &Notes) {
+void PtxIntentLostInSassCheck::checkWgmma(const Code &C, PtxasNotes &Notes,
+                                          const TtgirModule *Ttgir) {
   PtxWgmma PW = countPtxWgmma(C.PF);
   SassWgmma SW = countSassWgmma(*C.SF);
   double WaitsPerMma = SW.Mma ? double(SW.Waits) / SW.Mma : 0;
   double PtxPerWait = PW.Waits ? double(PW.Mma) / PW.Waits : double(PW.Mma);
-  if (SW.Mma >= MinMma && PW.Mma >= MinMma && SW.FirstSerializing &&
-      WaitsPerMma >= SerializedWaitsPerMma && PtxPerWait >= MinPtxMmasPerWait) {
+  // Serialized: the SASS waits with 0x0 (nothing in flight) after the
+  // loop's warp-group MMAs; a wait of 0x1..N keeps MMAs in flight.
+  bool SassSerialized = SW.Mma >= MinMma && PW.Mma >= MinMma &&
+                        SW.FirstSerializing &&
+                        WaitsPerMma >= SerializedWaitsPerMma;
+  if (!SassSerialized)
+    return;
+  // When the PTX itself waits for every MMA, ptxas serialized nothing.
+  double PtxFullPerMma = PW.Mma ? double(PW.FullWaits) / PW.Mma : 0;
+  if (PtxFullPerMma >= SerializedWaitsPerMma) {
+    reportPtxWaitsItself(C, *PW.FirstFullWait, PW.FullWaits, PW.Mma, Ttgir);
+    return;
+  }
+  {
     const SassInstruction &At = *SW.FirstSerializing;
     auto D = diag(locate(*C.Sass, At),
                   "wgmma pipeline serialized in kernel '" + C.K.Name +
@@ -222,9 +263,10 @@ void PtxIntentLostInSassCheck::checkWgmma(const Code &C, PtxasNotes &Notes) {
            " per MMA (threshold " + formatRatio(SerializedWaitsPerMma) + ")");
     D.note(locate(C.Ptx, PW.FirstWait ? *PW.FirstWait : *PW.FirstMma),
            "the PTX has " + Twine(PW.Waits) + " wgmma.wait_group for " +
-               Twine(PW.Mma) + " wgmma.mma_async in loops: " +
-               formatRatio(PtxPerWait) + " MMAs per wait (threshold " +
-               formatRatio(MinPtxMmasPerWait) + ")");
+               Twine(PW.Mma) + " wgmma.mma_async in loops (" +
+               formatRatio(PtxPerWait) + " MMAs per wait), " +
+               Twine(PW.FullWaits) +
+               " of them wait_group 0: the PTX keeps MMAs in flight");
     Notes.attach(D, "wgmma");
     D.hint("ptxas (wgmma pipeline)",
            "ptxas waits after each wgmma when it cannot keep the pipeline: "
@@ -238,6 +280,42 @@ void PtxIntentLostInSassCheck::checkWgmma(const Code &C, PtxasNotes &Notes) {
     for (const std::string &Op : SW.Opcodes)
       D.context(Op);
   }
+}
+
+void PtxIntentLostInSassCheck::reportPtxWaitsItself(
+    const Code &C, const PtxInstruction &Wait, unsigned FullWaits, unsigned Mma,
+    const TtgirModule *Ttgir) {
+  if (!Remarks)
+    return;
+  const Operation *DotWait = fullDotWait(Ttgir);
+  // Gluon kernels have no .ttir: the wait is the author's call.
+  bool Gluon = !C.K.has(Stage::TTIR) && C.K.has(Stage::TTGIR);
+  auto D = diag(locate(C.Ptx, Wait),
+                "the wgmma pipeline of kernel '" + C.K.Name +
+                    "' keeps no MMA in flight: the PTX itself waits with "
+                    "wgmma.wait_group 0 after " +
+                    Twine(FullWaits) + " of " + Twine(Mma) +
+                    " wgmma.mma_async in loops",
+                Level::Remark);
+  std::optional<DiagLoc> Src =
+      DotWait ? pythonSource(*Ttgir, *DotWait) : std::nullopt;
+  D.source(Src ? Src : pythonSource(C.Ptx, Wait));
+  if (DotWait)
+    D.related(locate(*Ttgir, *DotWait),
+              "ttng.warp_group_dot_wait {pendings = 0} in the loop");
+  D.note("ptxas serialized nothing: the SASS waits where the PTX does");
+  if (Gluon)
+    D.hint("Gluon kernel (the author's warpgroup_mma_wait)",
+           "the kernel waits with warpgroup_mma_wait(num_outstanding=0) "
+           "after its wgmma: keep one in flight (num_outstanding=1) when the "
+           "accumulator is not read before the next MMA");
+  else
+    D.hint("TritonGPU software pipeliner (MMA pipelining)",
+           "the pipeliner left ttng.warp_group_dot_wait {pendings = 0}: it "
+           "keeps no wgmma in flight when the dot's result is used in the "
+           "same iteration (the accumulator feeds other ops before the next "
+           "dot) or num_stages leaves no room; nothing ptxas did");
+  D.context("wgmma-waits-in-ptx");
 }
 
 void PtxIntentLostInSassCheck::checkSetmaxnreg(const Code &C,

@@ -14,6 +14,8 @@
 #define GESTELL_PLUGINS_NVIDIA_PTXINTENTLOSTINSASSCHECK_H
 
 #include "gestell/Check.h"
+#include "gestell/Ptx.h"
+#include "gestell/Ttgir.h"
 
 namespace gestell::nvidia {
 
@@ -28,7 +30,13 @@ private:
   struct Code;
   struct PtxasNotes;
   /// wgmma serialized: waits per MMA in loops, PTX against SASS.
-  void checkWgmma(const Code &C, PtxasNotes &Notes);
+  void checkWgmma(const Code &C, PtxasNotes &Notes,
+                  const TtgirModule *Ttgir);
+  /// The SASS waits for every MMA because the PTX does: a remark naming
+  /// the TTGIR wait (the software pipeliner, or a Gluon author's call).
+  void reportPtxWaitsItself(const Code &C, const PtxInstruction &Wait,
+                            unsigned FullWaits, unsigned Mma,
+                            const TtgirModule *Ttgir);
   /// setmaxnreg in the PTX, no USETMAXREG in the SASS.
   void checkSetmaxnreg(const Code &C, PtxasNotes &Notes);
   /// PTX count against SASS count per mapping of the family table.
@@ -40,9 +48,6 @@ private:
   /// Full waits per warp-group MMA in loops (SASS) from which the pipeline
   /// counts as serialized.
   const double SerializedWaitsPerMma;
-  /// The PTX must keep at least this many wgmma.mma_async per
-  /// wgmma.wait_group in loops for the SASS waits to be ptxas's doing.
-  const double MinPtxMmasPerWait;
   /// Fewer warp-group MMAs in loops than this: nothing to serialize.
   const unsigned MinMma;
   /// The mappings of the family table to compare (comma-separated ids;
@@ -54,6 +59,9 @@ private:
   /// is looked up on PATH).
   const std::string Ptxas;
   const unsigned PtxasTimeout;
+  /// Report what is not ptxas's doing (the PTX waits for every MMA) as a
+  /// remark.
+  const bool Remarks;
 };
 
 } // namespace gestell::nvidia
