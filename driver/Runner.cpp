@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <tuple>
 
 using namespace llvm;
 
@@ -77,6 +78,68 @@ std::string runCheck(const RegisteredCheck &C, CheckContext &Ctx,
   return "";
 }
 
+/// Checks whose findings about one cause merge, the one that keeps the
+/// finding first (docs/checks/README.md, "One cause, one finding"). A check
+/// not listed ranks after these, by id.
+constexpr StringLiteral CausePrecedence[] = {
+    "triton-redundant-layout-conversion",
+    "rules-blackwell-convert-layout-before-tmem-store",
+    "triton-costly-layout-conversion",
+    "nvidia-staging-explosion",
+};
+
+size_t causeRank(StringRef CheckId) {
+  for (size_t I = 0; I < std::size(CausePrecedence); ++I)
+    if (CausePrecedence[I] == CheckId)
+      return I;
+  return std::size(CausePrecedence);
+}
+
+} // namespace
+
+std::vector<Diagnostic> mergeByCause(std::vector<Diagnostic> Found) {
+  // Group the findings that name a cause by it (file, line, column).
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, std::vector<size_t>>
+      Groups;
+  for (size_t I = 0; I < Found.size(); ++I)
+    if (Found[I].Cause)
+      Groups[{Found[I].Cause->File, Found[I].Cause->Line,
+              Found[I].Cause->Column}]
+          .push_back(I);
+  std::vector<bool> Drop(Found.size(), false);
+  for (auto &[Key, Members] : Groups) {
+    if (Members.size() < 2)
+      continue;
+    // The most severe finding keeps the result; among equals, the check
+    // ranked first.
+    auto Better = [&](size_t A, size_t B) {
+      const Diagnostic &X = Found[A], &Y = Found[B];
+      if (X.Severity != Y.Severity)
+        return X.Severity > Y.Severity;
+      size_t RX = causeRank(X.CheckId), RY = causeRank(Y.CheckId);
+      if (RX != RY)
+        return RX < RY;
+      return X.CheckId < Y.CheckId;
+    };
+    std::stable_sort(Members.begin(), Members.end(), Better);
+    Diagnostic &Keep = Found[Members.front()];
+    for (size_t K = 1; K < Members.size(); ++K) {
+      Diagnostic &M = Found[Members[K]];
+      Keep.Notes.push_back(
+          {"also reported by " + M.CheckId + ": " + M.Message, M.Primary});
+      Keep.Merged.push_back({M.CheckId, M.Message});
+      Drop[Members[K]] = true;
+    }
+  }
+  std::vector<Diagnostic> Out;
+  for (size_t I = 0; I < Found.size(); ++I)
+    if (!Drop[I])
+      Out.push_back(std::move(Found[I]));
+  return Out;
+}
+
+namespace {
+
 void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
                KernelOutcome &Out) {
   const Kernel &K = *Job.K;
@@ -91,6 +154,7 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
   std::optional<std::string> NoSass =
       K.has(Stage::Cubin) ? sassUnavailable(K, Analysis) : std::nullopt;
 
+  std::vector<Diagnostic> Found;
   for (const RegisteredCheck *C : Job.Config->enabled()) {
     if (!all_of(C->Info.Stages,
                 [&](Stage S) { return stageAvailable(K, S, Analysis); })) {
@@ -110,24 +174,29 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
       continue;
     }
     for (Diagnostic &D : Ctx.diagnostics()) {
-      Result R;
-      R.Diag = std::move(D);
-      R.Diag.CheckId = C->Info.Id;
-      R.Diag.Kernel = K.Name;
-      R.Diag.Target = K.target().str();
-      R.KernelDir = K.Dir;
-      if (R.Diag.Severity == Level::Warning &&
-          Job.Config->warningAsError(C->Info.Id)) {
-        R.Diag.Severity = Level::Error;
-        R.Promoted = true;
-      }
-      if (const Suppression *S = Job.Config->suppression(R.Diag)) {
-        R.Suppressed = true;
-        R.SuppressionReason = S->Reason;
-        R.SuppressionOrigin = S->Origin;
-      }
-      Out.Results.push_back(std::move(R));
+      D.CheckId = C->Info.Id;
+      D.Kernel = K.Name;
+      D.Target = K.target().str();
+      Found.push_back(std::move(D));
     }
+  }
+  // One cause, one finding; then warnings-as-errors and suppressions, on
+  // the merged finding as a whole.
+  for (Diagnostic &D : mergeByCause(std::move(Found))) {
+    Result R;
+    R.Diag = std::move(D);
+    R.KernelDir = K.Dir;
+    if (R.Diag.Severity == Level::Warning &&
+        Job.Config->warningAsError(R.Diag.CheckId)) {
+      R.Diag.Severity = Level::Error;
+      R.Promoted = true;
+    }
+    if (const Suppression *S = Job.Config->suppression(R.Diag)) {
+      R.Suppressed = true;
+      R.SuppressionReason = S->Reason;
+      R.SuppressionOrigin = S->Origin;
+    }
+    Out.Results.push_back(std::move(R));
   }
   for (std::string &N : View.readerNotes())
     Out.Notifications.push_back(

@@ -75,6 +75,14 @@ struct RunReport {
   int exitStatus() const;
 };
 
+/// One cause, one finding: findings of one kernel that name the same cause
+/// (Diagnostic::Cause) become one, kept by the most severe and, among
+/// equals, by the first of the precedence triton-redundant-layout-conversion
+/// > rules-blackwell-convert-layout-before-tmem-store >
+/// triton-costly-layout-conversion > nvidia-staging-explosion; the others
+/// become its notes and related locations, named by check.
+std::vector<Diagnostic> mergeByCause(std::vector<Diagnostic> Found);
+
 /// Runs the enabled checks of each job's config on its kernel, Jobs threads
 /// at a time (0 = one per core). Appends results and notifications to R.
 void runChecks(llvm::ArrayRef<KernelJob> Jobs, unsigned Threads,

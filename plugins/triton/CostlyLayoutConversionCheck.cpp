@@ -1,6 +1,6 @@
 //===- CostlyLayoutConversionCheck.cpp ------------------------------------===//
 #include "CostlyLayoutConversionCheck.h"
-#include "LayoutConversions.h"
+#include "gestell/ModuleConversions.h"
 
 using namespace llvm;
 
@@ -53,6 +53,7 @@ Error CostlyLayoutConversionCheck::check(CheckInput &In) {
                   "layout conversion in a loop " + costPhrase(Cost) + ": " +
                       C.SrcText + " -> " + C.DstText + " on " + C.tensorText());
     D.source(pythonLoc(*M, *C.Op));
+    D.cause(ttgirLoc(*M, *C.Op));
     D.related(ttgirLoc(*M, Loop, "the enclosing loop: " + Loop.Name.str()));
     if (std::optional<DiagLoc> P =
             pythonLoc(*M, Loop, "the enclosing loop in the Python source"))

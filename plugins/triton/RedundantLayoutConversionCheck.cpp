@@ -1,9 +1,8 @@
 //===- RedundantLayoutConversionCheck.cpp ---------------------------------===//
 #include "RedundantLayoutConversionCheck.h"
-#include "LayoutConversions.h"
+#include "gestell/ModuleConversions.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace llvm;
 
@@ -85,51 +84,67 @@ Error RedundantLayoutConversionCheck::check(CheckInput &In) {
   if (!M)
     return M.takeError();
   ModuleConversions Convs(*M);
-  // The second conversion of a round trip or detour is part of the finding
-  // made at the first one.
-  SmallPtrSet<const Operation *, 8> Covered;
-  for (const Conversion &C : Convs.all()) {
-    if (!C.known() || Covered.contains(C.Op) ||
-        (LoopsOnly && C.Op->loopDepth() == 0))
+  bool Gluon = compiledFromGluon(In.Kernel.kernel());
+  for (const RedundantConversion &R : findRedundantConversions(Convs)) {
+    if (LoopsOnly && R.C->Op->loopDepth() == 0)
       continue;
-    ElementwiseFlow F = followElementwise(*C.Op->Results[0]);
-    // Dead, or preparing a global/shared store (coalescing): not ours.
-    if (F.Exits.empty() || any_of(F.Exits, isMemoryStore))
-      continue;
-    if (Convs.equivalent(*C.Src, *C.Dst, C.shape())) {
+    switch (R.Kind) {
+    case Redundancy::Equivalent:
       if (ReportFree)
-        equivalent(Convs, C, F);
-      continue;
+        equivalent(Convs, R, Gluon);
+      break;
+    case Redundancy::TmemStoreFold:
+    case Redundancy::TmemStoreChain:
+      tmemStore(Convs, R, Gluon);
+      break;
+    case Redundancy::RoundTrip:
+    case Redundancy::Detour:
+      secondConversion(Convs, R, Gluon);
+      break;
     }
-    // Dropping the conversion must not need another value converted.
-    if (!F.SelfContained)
-      continue;
-    if (tmemStore(Convs, C, F))
-      continue;
-    secondConversion(Convs, C, F, Covered);
   }
   return Error::success();
 }
 
-bool RedundantLayoutConversionCheck::tmemStore(ModuleConversions &Convs,
-                                               const Conversion &C,
-                                               const ElementwiseFlow &F) {
-  for (const Use &U : F.Exits)
-    if (U.User->Name != TmemStore || U.OperandNo != 0 ||
-        !Convs.storeAccepts(*U.User, *C.Src))
-      return false;
-  ConversionCost Cost = C.Cost->Cost;
+namespace {
+/// The Gluon author wrote the conversion: the hint names their call.
+void gluonHint(DiagnosticBuilder &D, StringRef What) {
+  D.hint("Gluon kernel (the author's gl.convert_layout)",
+         "the kernel asks for this conversion with gl.convert_layout at the "
+         "Python line: " +
+             What);
+}
+} // namespace
+
+void RedundantLayoutConversionCheck::tmemStore(ModuleConversions &Convs,
+                                               const RedundantConversion &R,
+                                               bool Gluon) {
+  const Conversion &C = *R.C;
+  const ElementwiseFlow &F = R.Flow;
+  ConversionCost Cost = R.Worst;
   if (Cost == ConversionCost::Registers && !ReportFree)
-    return true;
+    return;
+  bool Fold = R.Kind == Redundancy::TmemStoreFold;
   const TtgirModule &M = Convs.module();
   const Operation &Store = *F.Exits.front().User;
+  std::string Through;
+  for (const Operation *Op : F.Chain)
+    Through += (Through.empty() ? "" : ", ") + Op->Name.str();
   auto D = diag(
       ttgirLoc(M, *C.Op),
-      "redundant layout conversion" + inLoop(*C.Op) + ": " + TmemStore +
-          " accepts the source layout (TMEM-compatible); " + C.SrcText +
-          " -> " + C.DstText + " on " + C.tensorText() + " " + costPhrase(Cost),
+      Fold ? "redundant layout conversion" + inLoop(*C.Op) + ": " + TmemStore +
+                 " accepts the source layout (TMEM-compatible); " + C.SrcText +
+                 " -> " + C.DstText + " on " + C.tensorText() + " " +
+                 costPhrase(Cost)
+           : "layout conversion" + inLoop(*C.Op) + " before " + Through +
+                 " and " + TmemStore.str() +
+                 ", which accepts the source layout: the elementwise ops "
+                 "could run in it; " +
+                 C.SrcText + " -> " + C.DstText + " on " + C.tensorText() +
+                 " " + costPhrase(Cost),
       levelFor(Cost));
   D.source(pythonLoc(M, *C.Op));
+  D.cause(ttgirLoc(M, *C.Op));
   const Operation *Producer = producerOf(*C.Op->Operands[0]);
   if (Producer)
     D.related(ttgirLoc(M, *Producer, "producer: " + Producer->Name.str()));
@@ -140,64 +155,45 @@ bool RedundantLayoutConversionCheck::tmemStore(ModuleConversions &Convs,
                        "consumer: " + TmemStore.str() +
                            " (accepts the source layout)"));
   D.note(costNote("cost", *C.Cost));
-  D.hint("ttng.tmem_store lowering; TritonGPU layout propagation",
-         "tmem_store should absorb a convert_layout whose source layout is "
-         "TMEM-compatible (Triton PR 8353); find the pass that propagated "
-         "the destination layout to the store (RemoveLayoutConversions, "
-         "after TMemLoadReducePattern gave the loaded value a linear layout)");
-  D.context("tmem-store")
+  if (Cost == ConversionCost::Registers)
+    D.note("the conversion stays in registers: it costs at most register "
+           "moves");
+  if (Gluon)
+    gluonHint(D, Fold ? "the TMEM store takes the source layout, so the "
+                        "conversion can go"
+                      : "the elementwise ops and the TMEM store can work in "
+                        "the source layout: convert later, or not at all");
+  else if (Fold)
+    D.hint("ttng.tmem_store lowering; TritonGPU layout propagation",
+           "tmem_store should absorb a convert_layout whose source layout is "
+           "TMEM-compatible (Triton PR 8353); find the pass that propagated "
+           "the destination layout to the store (RemoveLayoutConversions, "
+           "after TMemLoadReducePattern gave the loaded value a linear "
+           "layout)");
+  else
+    D.hint("TritonGPU remove-layout-conversions (layout propagation)",
+           "the conversion could sink past the elementwise ops into the "
+           "store, which accepts the source layout: find the pass that "
+           "placed it before them (RemoveLayoutConversions' backward "
+           "propagation from the tmem_store's layout)");
+  D.context(Fold ? "tmem-store" : "tmem-store-chain")
       .context(Producer ? Producer->Name : "")
       .context(ConvertLayout)
       .context(C.SrcText)
       .context(C.DstText)
       .context(Store.Name);
-  return true;
 }
 
-bool RedundantLayoutConversionCheck::secondConversion(
-    ModuleConversions &Convs, const Conversion &C, const ElementwiseFlow &F,
-    SmallPtrSetImpl<const Operation *> &Covered) {
-  SmallVector<const Conversion *, 2> Next;
-  for (const Use &U : F.Exits) {
-    const Conversion *N =
-        U.User->Name == ConvertLayout ? Convs.of(U.User) : nullptr;
-    if (!N || !N->known())
-      return false;
-    Next.push_back(N);
-  }
-  bool RoundTrip = all_of(Next, [&](const Conversion *N) {
-    return Convs.equivalent(*C.Src, *N->Dst, C.shape());
-  });
-  // The costlier step of the pair(s) decides the level.
-  ConversionCost Worst = C.Cost->Cost;
-  for (const Conversion *N : Next)
-    Worst = std::max(Worst, N->Cost->Cost);
-
-  const Conversion &Last = *Next.front();
-  std::optional<ConversionAnalysis> Direct;
-  if (!RoundTrip) {
-    if (Next.size() != 1)
-      return false;
-    Expected<ConversionAnalysis> A =
-        analyzeConversion(*C.Src, *Last.Dst, C.shape());
-    if (!A) {
-      consumeError(A.takeError());
-      return false;
-    }
-    // Cheaper: a lower cost class than the costlier step, or the same class
-    // where both steps move data (two rounds of shuffles or shared memory
-    // for one).
-    unsigned D = costRank(A->Cost), W = costRank(Worst);
-    bool BothMove = C.Cost->Cost != ConversionCost::Registers &&
-                    Last.Cost->Cost != ConversionCost::Registers;
-    if (!(D < W || (D == W && BothMove)))
-      return false;
-    Direct = std::move(*A);
-  }
+void RedundantLayoutConversionCheck::secondConversion(
+    ModuleConversions &Convs, const RedundantConversion &R, bool Gluon) {
+  const Conversion &C = *R.C;
+  const ElementwiseFlow &F = R.Flow;
+  bool RoundTrip = R.Kind == Redundancy::RoundTrip;
+  ConversionCost Worst = R.Worst;
   Level L = levelFor(Worst);
   if (L == Level::Remark && !ReportFree)
-    return true;
-
+    return;
+  const Conversion &Last = *R.Next.front();
   const TtgirModule &M = Convs.module();
   std::string Msg;
   if (RoundTrip) {
@@ -210,10 +206,11 @@ bool RedundantLayoutConversionCheck::secondConversion(
     Msg = "redundant layout detour" + inLoop(*C.Op) + ": " + C.SrcText +
           " -> " + C.DstText + " -> " + Last.DstText + " on " + C.tensorText() +
           " " + costPhrase(Worst).str() + "; converting directly " +
-          costPhrase(Direct->Cost).str();
+          costPhrase(R.Direct->Cost).str();
   }
   auto D = diag(ttgirLoc(M, *C.Op), Msg, L);
   D.source(pythonLoc(M, *C.Op));
+  D.cause(ttgirLoc(M, *C.Op));
   const Operation *Producer = producerOf(*C.Op->Operands[0]);
   if (Producer)
     D.related(ttgirLoc(M, *Producer, "producer: " + Producer->Name.str()));
@@ -221,7 +218,7 @@ bool RedundantLayoutConversionCheck::secondConversion(
     D.related(ttgirLoc(M, *Op, "then: " + Op->Name.str()));
   bool DotConsumer = false;
   SmallVector<StringRef, 2> ConsumerNames;
-  for (const Conversion *N : Next) {
+  for (const Conversion *N : R.Next) {
     D.related(ttgirLoc(M, *N->Op,
                        RoundTrip
                            ? "the conversion back: " + ConvertLayout.str()
@@ -233,16 +230,21 @@ bool RedundantLayoutConversionCheck::secondConversion(
       ConsumerNames.push_back(U.User->Name);
     }
     DotConsumer |= N->Dst->K == Layout::Kind::DotOperand;
-    Covered.insert(N->Op);
   }
   D.note(costNote("cost of the first conversion", *C.Cost));
-  for (const Conversion *N : Next)
+  for (const Conversion *N : R.Next)
     D.note(costNote(RoundTrip ? "cost of the conversion back"
                               : "cost of the second conversion",
                     *N->Cost));
-  if (Direct)
-    D.note(costNote("cost of converting directly", *Direct));
-  if (DotConsumer)
+  if (R.Direct)
+    D.note(costNote("cost of converting directly", *R.Direct));
+  if (Gluon)
+    gluonHint(D, RoundTrip ? "it converts to " + C.DstText +
+                                 " and back; drop both conversions"
+                           : "convert straight to the final layout instead "
+                             "of through " +
+                                 C.DstText);
+  else if (DotConsumer)
     D.hint("TritonGPU dot-operand layout propagation",
            RoundTrip ? "the value already had the layout the dot operand "
                        "needs; find the pass that routed it through " +
@@ -269,12 +271,13 @@ bool RedundantLayoutConversionCheck::secondConversion(
       .context(Last.DstText);
   for (StringRef N : ConsumerNames)
     D.context(N);
-  return true;
 }
 
 void RedundantLayoutConversionCheck::equivalent(ModuleConversions &Convs,
-                                                const Conversion &C,
-                                                const ElementwiseFlow &F) {
+                                                const RedundantConversion &R,
+                                                bool Gluon) {
+  const Conversion &C = *R.C;
+  const ElementwiseFlow &F = R.Flow;
   const TtgirModule &M = Convs.module();
   auto D = diag(ttgirLoc(M, *C.Op),
                 "conversion between equivalent layouts" + inLoop(*C.Op) +
@@ -282,6 +285,7 @@ void RedundantLayoutConversionCheck::equivalent(ModuleConversions &Convs,
                     C.DstText + " on " + C.tensorText(),
                 Level::Remark);
   D.source(pythonLoc(M, *C.Op));
+  D.cause(ttgirLoc(M, *C.Op));
   const Operation *Producer = producerOf(*C.Op->Operands[0]);
   if (Producer)
     D.related(ttgirLoc(M, *Producer, "producer: " + Producer->Name.str()));
@@ -290,9 +294,13 @@ void RedundantLayoutConversionCheck::equivalent(ModuleConversions &Convs,
   D.note("both layouts map every register, lane and warp to the same "
          "element of the " +
          C.tensorText() + " tensor");
-  D.hint("TritonGPU remove-layout-conversions",
-         "the conversion lowers to nothing; a pass that compares layouts by "
-         "spelling rather than by linear layout inserted or kept it");
+  if (Gluon)
+    gluonHint(D, "both layouts are the same layout, so the call does "
+                 "nothing and can go");
+  else
+    D.hint("TritonGPU remove-layout-conversions",
+           "the conversion lowers to nothing; a pass that compares layouts "
+           "by spelling rather than by linear layout inserted or kept it");
   D.context("equivalent")
       .context(Producer ? Producer->Name : "")
       .context(ConvertLayout)

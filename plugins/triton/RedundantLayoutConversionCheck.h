@@ -7,7 +7,9 @@
 // elementwise ops (arith.truncf, tt.bitcast, ...) to the ops that consume it
 // and asks the SDK's layout algebra (linear layouts, never spelling):
 //   1. it ends in ttng.tmem_store and the store accepts the *source* layout
-//      (TMEM-compatible): the reference case, Triton issue 8328;
+//      (TMEM-compatible): directly, the reference case (Triton issue 8328,
+//      the fold of PR 8353); through elementwise ops, a chain the fold does
+//      not cover;
 //   2. it ends in a second conversion back to a layout equivalent to the
 //      source (round trip);
 //   3. it ends in a second conversion whose direct form (source -> final)
@@ -24,14 +26,9 @@
 #define GESTELL_PLUGINS_TRITON_REDUNDANTLAYOUTCONVERSIONCHECK_H
 
 #include "gestell/Check.h"
-
-#include "llvm/ADT/SmallPtrSet.h"
+#include "gestell/ModuleConversions.h"
 
 namespace gestell::triton {
-
-struct Conversion;
-struct ElementwiseFlow;
-class ModuleConversions;
 
 class RedundantLayoutConversionCheck : public Check {
 public:
@@ -41,14 +38,14 @@ public:
   llvm::Error check(CheckInput &In) override;
 
 private:
-  /// Each returns true when it reported C.
-  bool tmemStore(ModuleConversions &Convs, const Conversion &C,
-                 const ElementwiseFlow &F);
-  bool secondConversion(ModuleConversions &Convs, const Conversion &C,
-                        const ElementwiseFlow &F,
-                        llvm::SmallPtrSetImpl<const Operation *> &Covered);
-  void equivalent(ModuleConversions &Convs, const Conversion &C,
-                  const ElementwiseFlow &F);
+  /// One report per kind of findRedundantConversions (gestell/
+  /// ModuleConversions.h); Gluon: the hint names the author's call.
+  void tmemStore(ModuleConversions &Convs, const RedundantConversion &R,
+                 bool Gluon);
+  void secondConversion(ModuleConversions &Convs, const RedundantConversion &R,
+                        bool Gluon);
+  void equivalent(ModuleConversions &Convs, const RedundantConversion &R,
+                  bool Gluon);
 
   /// Report conversions that stay in registers (remarks), equivalent
   /// layouts included.

@@ -74,4 +74,11 @@ DiagnosticBuilder &DiagnosticBuilder::level(Level L) {
   return *this;
 }
 
+DiagnosticBuilder &DiagnosticBuilder::cause(const DiagLoc &Loc) {
+  DiagLoc C = Loc;
+  C.Message.clear();
+  get().Cause = std::move(C);
+  return *this;
+}
+
 } // namespace gestell

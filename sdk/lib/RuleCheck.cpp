@@ -83,6 +83,10 @@ Error RuleCheck::checkPattern(CheckInput &In) {
     }
     if (R.Hint)
       B.hint(hintWhere(R), Matcher.render(*R.Hint, Mt, Kernel));
+    // A chain that starts at a conversion is about that conversion: other
+    // checks that see it are merged with this finding.
+    if (Mt.Ops.front()->Name == "ttg.convert_layout")
+      B.cause(locate(*M, *Mt.Ops.front()));
   }
   return Error::success();
 }

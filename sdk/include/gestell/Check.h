@@ -120,6 +120,9 @@ public:
   DiagnosticBuilder &context(const llvm::Twine &Part);
   /// Overrides the level (e.g. a remark where a conversion is free).
   DiagnosticBuilder &level(Level L);
+  /// The op this finding is about (Diagnostic::Cause): findings of several
+  /// checks about one cause are merged into one.
+  DiagnosticBuilder &cause(const DiagLoc &Loc);
 
   Diagnostic &get() { return (*Diags)[Index]; }
 

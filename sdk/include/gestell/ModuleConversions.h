@@ -1,15 +1,17 @@
-//===- LayoutConversions.h - Facts about a module's convert_layout ops ----===//
+//===- gestell/ModuleConversions.h - A module's convert_layout ops ------===//
 //
-// What the triton-* conversion checks share: every ttg.convert_layout of a
-// TTGIR module with its layouts parsed once (canonical text, linear-layout
+// What checks about layout conversions share: every ttg.convert_layout of
+// a TTGIR module with its layouts parsed once (canonical text, linear-layout
 // cost class from the SDK's layout algebra), the forward flow of a value
-// through elementwise ops (where a converted tensor ends up), and the
-// locations a diagnostic about an op carries (TTGIR line, Python line).
+// through elementwise ops (where a converted tensor ends up), which
+// conversions the program does not need (findRedundantConversions), and
+// the locations a diagnostic about an op carries (TTGIR line, Python line).
 //
 //===----------------------------------------------------------------------===//
-#ifndef GESTELL_PLUGINS_TRITON_LAYOUTCONVERSIONS_H
-#define GESTELL_PLUGINS_TRITON_LAYOUTCONVERSIONS_H
+#ifndef GESTELL_MODULECONVERSIONS_H
+#define GESTELL_MODULECONVERSIONS_H
 
+#include "gestell/Bundle.h"
 #include "gestell/Diagnostic.h"
 #include "gestell/Layout.h"
 #include "gestell/Ttgir.h"
@@ -23,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace gestell::triton {
+namespace gestell {
 
 /// One ttg.convert_layout. Src/Dst are null when the encoding is not one
 /// the layout algebra models (then Cost is unknown and no check judges it).
@@ -97,12 +99,60 @@ std::optional<DiagLoc> pythonLoc(const TtgirModule &M, const Operation &Op,
 /// (scf.for for an iter_arg, tt.func for a kernel argument).
 const Operation *producerOf(const Value &V);
 
+/// Why a conversion is not needed (the judgement of
+/// triton-redundant-layout-conversion, shared with the checks that cite it
+/// as the cause of what they see, such as nvidia-staging-explosion).
+enum class Redundancy : uint8_t {
+  /// Source and destination are the same linear layout: it lowers to
+  /// nothing (Triton folds it). Never more than a remark.
+  Equivalent,
+  /// It feeds ttng.tmem_store directly and the store accepts the source
+  /// layout: the store could absorb it (Triton PR 8353's fold).
+  TmemStoreFold,
+  /// It reaches ttng.tmem_store through elementwise ops (convert -> mulf ->
+  /// tmem_store) and the store accepts the source layout: the ops could run
+  /// in the source layout; PR 8353's fold does not cover this.
+  TmemStoreChain,
+  /// A second conversion takes the value back to an equivalent layout.
+  RoundTrip,
+  /// A second conversion follows where one direct conversion costs less.
+  Detour,
+};
+
+/// "equivalent", "tmem-store", "tmem-store-chain", "round-trip", "detour".
+llvm::StringRef redundancyName(Redundancy R);
+
+struct RedundantConversion {
+  const Conversion *C = nullptr;
+  Redundancy Kind = Redundancy::Equivalent;
+  ElementwiseFlow Flow;
+  /// Round trip / detour: the conversion(s) after it.
+  llvm::SmallVector<const Conversion *, 2> Next;
+  /// The cost of what the finding is about: the conversion, or for a round
+  /// trip or detour the costlier of its steps.
+  ConversionCost Worst = ConversionCost::Registers;
+  /// Detour: what converting directly would cost.
+  std::optional<ConversionAnalysis> Direct;
+};
+
+/// Every conversion of the module the program does not need, in text
+/// order; the second conversion of a round trip or detour is part of the
+/// first one's entry. Conversions that prepare a global or shared-memory
+/// store, dead ones, and ones whose removal would need another value
+/// converted are not judged.
+std::vector<RedundantConversion> findRedundantConversions(ModuleConversions &Convs);
+
+/// Whether the kernel came from Gluon (triton.experimental.gluon): its
+/// cache holds a .source and no .ttir. Its layouts and conversions are the
+/// author's (`gl.convert_layout`), not a compiler pass's.
+bool compiledFromGluon(const Kernel &K);
+
 /// "stays in registers", "costs warp shuffles", "goes through shared
 /// memory": the cost class as a phrase for messages.
 llvm::StringRef costPhrase(ConversionCost C);
 /// registers < shuffle < shared.
 unsigned costRank(ConversionCost C);
 
-} // namespace gestell::triton
+} // namespace gestell
 
 #endif

@@ -1,5 +1,5 @@
-//===- LayoutConversions.cpp - Facts about a module's convert_layout ops --===//
-#include "LayoutConversions.h"
+//===- ModuleConversions.cpp - A module's convert_layout ops --------------===//
+#include "gestell/ModuleConversions.h"
 
 #include "gestell/Locate.h"
 
@@ -8,7 +8,7 @@
 
 using namespace llvm;
 
-namespace gestell::triton {
+namespace gestell {
 
 std::string Conversion::tensorText() const {
   std::string S;
@@ -190,6 +190,127 @@ const Operation *producerOf(const Value &V) {
   return nullptr;
 }
 
+StringRef redundancyName(Redundancy R) {
+  switch (R) {
+  case Redundancy::Equivalent:
+    return "equivalent";
+  case Redundancy::TmemStoreFold:
+    return "tmem-store";
+  case Redundancy::TmemStoreChain:
+    return "tmem-store-chain";
+  case Redundancy::RoundTrip:
+    return "round-trip";
+  case Redundancy::Detour:
+    return "detour";
+  }
+  return "";
+}
+
+namespace {
+
+/// Every exit of the flow is a tmem_store that accepts the source layout.
+bool feedsAcceptingStores(ModuleConversions &Convs, const Conversion &C,
+                          const ElementwiseFlow &F) {
+  return !F.Exits.empty() && all_of(F.Exits, [&](const Use &U) {
+    return U.User->Name == "ttng.tmem_store" && U.OperandNo == 0 &&
+           Convs.storeAccepts(*U.User, *C.Src);
+  });
+}
+
+/// A round trip or a detour starting at C, or nullopt.
+std::optional<RedundantConversion> secondConversion(ModuleConversions &Convs,
+                                                    const Conversion &C,
+                                                    const ElementwiseFlow &F) {
+  RedundantConversion R;
+  R.C = &C;
+  R.Flow = F;
+  for (const Use &U : F.Exits) {
+    const Conversion *N = U.User->Name == "ttg.convert_layout"
+                              ? Convs.of(U.User)
+                              : nullptr;
+    if (!N || !N->known())
+      return std::nullopt;
+    R.Next.push_back(N);
+  }
+  bool Back = all_of(R.Next, [&](const Conversion *N) {
+    return Convs.equivalent(*C.Src, *N->Dst, C.shape());
+  });
+  R.Worst = C.Cost->Cost;
+  for (const Conversion *N : R.Next)
+    R.Worst = std::max(R.Worst, N->Cost->Cost);
+  if (Back) {
+    R.Kind = Redundancy::RoundTrip;
+    return R;
+  }
+  if (R.Next.size() != 1)
+    return std::nullopt;
+  const Conversion &Last = *R.Next.front();
+  Expected<ConversionAnalysis> A =
+      analyzeConversion(*C.Src, *Last.Dst, C.shape());
+  if (!A) {
+    consumeError(A.takeError());
+    return std::nullopt;
+  }
+  // Cheaper: a lower cost class than the costlier step, or the same class
+  // where both steps move data (two rounds of shuffles or shared memory for
+  // one).
+  unsigned D = costRank(A->Cost), W = costRank(R.Worst);
+  bool BothMove = C.Cost->Cost != ConversionCost::Registers &&
+                  Last.Cost->Cost != ConversionCost::Registers;
+  if (!(D < W || (D == W && BothMove)))
+    return std::nullopt;
+  R.Kind = Redundancy::Detour;
+  R.Direct = std::move(*A);
+  return R;
+}
+
+} // namespace
+
+std::vector<RedundantConversion>
+findRedundantConversions(ModuleConversions &Convs) {
+  std::vector<RedundantConversion> Out;
+  DenseSet<const Operation *> Covered;
+  for (const Conversion &C : Convs.all()) {
+    if (!C.known() || Covered.contains(C.Op))
+      continue;
+    ElementwiseFlow F = followElementwise(*C.Op->Results[0]);
+    // Dead, or preparing a global/shared store (coalescing): not judged.
+    if (F.Exits.empty() || any_of(F.Exits, isMemoryStore))
+      continue;
+    if (Convs.equivalent(*C.Src, *C.Dst, C.shape())) {
+      RedundantConversion R;
+      R.C = &C;
+      R.Kind = Redundancy::Equivalent;
+      R.Flow = std::move(F);
+      Out.push_back(std::move(R));
+      continue;
+    }
+    // Dropping the conversion must not need another value converted.
+    if (!F.SelfContained)
+      continue;
+    if (feedsAcceptingStores(Convs, C, F)) {
+      RedundantConversion R;
+      R.C = &C;
+      R.Kind = F.Chain.empty() ? Redundancy::TmemStoreFold
+                               : Redundancy::TmemStoreChain;
+      R.Worst = C.Cost->Cost;
+      R.Flow = std::move(F);
+      Out.push_back(std::move(R));
+      continue;
+    }
+    if (std::optional<RedundantConversion> R = secondConversion(Convs, C, F)) {
+      for (const Conversion *N : R->Next)
+        Covered.insert(N->Op);
+      Out.push_back(std::move(*R));
+    }
+  }
+  return Out;
+}
+
+bool compiledFromGluon(const Kernel &K) {
+  return K.has(Stage::Source) && !K.has(Stage::TTIR);
+}
+
 StringRef costPhrase(ConversionCost C) {
   switch (C) {
   case ConversionCost::Registers:
@@ -204,4 +325,4 @@ StringRef costPhrase(ConversionCost C) {
 
 unsigned costRank(ConversionCost C) { return static_cast<unsigned>(C); }
 
-} // namespace gestell::triton
+} // namespace gestell
