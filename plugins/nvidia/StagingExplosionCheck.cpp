@@ -3,6 +3,7 @@
 #include "KernelCode.h"
 
 #include "gestell/Locate.h"
+#include "gestell/ModuleConversions.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -22,14 +23,15 @@ CheckInfo StagingExplosionCheck::info() {
               "barriers that takes, out of proportion to their tensor-core "
               "work or far more than the baseline build";
   I.Description =
-      "Counts, in the loops of the SASS, fragment staging (LDSM, STSM and the "
-      "LDS that read a shared-memory round trip back), CTA barriers (BAR) "
-      "and warp shuffles (SHFL). Alone, a loop fires when its staging or "
-      "barriers per warp-group / tcgen05 MMA exceed the thresholds. With "
-      "--baseline, the kernel fires when staging, barriers or shuffles in "
-      "loops grew by GrowthFactor and by MinGrowth instructions while the "
-      "tensor-core count held; kernels without MMA are judged only against "
-      "a baseline.";
+      "Alone: the innermost loop that holds the kernel's MMAs (the k-loop, "
+      "not a persistent kernel's tile loop) contains, by the SASS line "
+      "info, the shared-memory traffic of a ttg.convert_layout that "
+      "triton-redundant-layout-conversion calls avoidable and that goes "
+      "through shared memory: a warning, evidence of that finding (they "
+      "merge). A needed conversion with that cost is a remark. With "
+      "--baseline, the kernel fires when staging (LDSM, STSM, LDS), CTA "
+      "barriers or shuffles in loops grew by GrowthFactor and by MinGrowth "
+      "executed instructions while the tensor-core count held.";
   I.Category = "performance";
   I.Tags = {"layout", "shared-memory"};
   I.DefaultLevel = Level::Warning;
@@ -39,17 +41,13 @@ CheckInfo StagingExplosionCheck::info() {
 
 StagingExplosionCheck::StagingExplosionCheck(StringRef Name,
                                              CheckContext &Context)
-    : Check(Name, Context), StagingPerMma(Options.get("StagingPerMma", 0.5)),
-      BarriersPerMma(Options.get("BarriersPerMma", 1.5)),
-      MinMma(Options.get("MinMma", 4u)),
-      GrowthFactor(Options.get("GrowthFactor", 1.5)),
+    : Check(Name, Context), GrowthFactor(Options.get("GrowthFactor", 1.5)),
       MinGrowth(Options.get("MinGrowth", 8u)),
-      TensorTolerance(Options.get("TensorTolerance", 0.25)) {}
+      TensorTolerance(Options.get("TensorTolerance", 0.25)),
+      Remarks(Options.get("Remarks", true)) {}
 
 void StagingExplosionCheck::storeOptions(OptionMap &Opts) const {
-  Options.store(Opts, "StagingPerMma", StagingPerMma);
-  Options.store(Opts, "BarriersPerMma", BarriersPerMma);
-  Options.store(Opts, "MinMma", MinMma);
+  Options.store(Opts, "Remarks", Remarks);
   Options.store(Opts, "GrowthFactor", GrowthFactor);
   Options.store(Opts, "MinGrowth", MinGrowth);
   Options.store(Opts, "TensorTolerance", TensorTolerance);
@@ -178,7 +176,172 @@ std::string opcodeList(const Counts &C, const bool (&Fired)[NumMetrics],
   return Out;
 }
 
+/// Innermost loops that hold an asynchronous MMA (no loop inside them
+/// does): the k-loops, not a persistent kernel's tile loop.
+std::vector<uint32_t> mmaLoops(const SassFunction &F) {
+  std::set<uint32_t> Loops;
+  for (uint32_t I = 0; I < F.Instructions.size(); ++I)
+    if (isSassAsyncMma(F.Instructions[I].Opcode))
+      if (uint32_t L = F.CF.loopOf(I); L != NoIndex)
+        Loops.insert(L);
+  // A loop holding another loop of the set is not innermost.
+  std::vector<uint32_t> Out;
+  for (uint32_t L : Loops) {
+    bool Outer = false;
+    for (uint32_t O : Loops)
+      for (uint32_t P = F.CF.Loops[O].Parent; P != NoIndex && !Outer;
+           P = F.CF.Loops[P].Parent)
+        Outer = P == L;
+    if (!Outer)
+      Out.push_back(L);
+  }
+  return Out;
+}
+
+/// Whether a SASS instruction's line info names File:Line (any frame of
+/// its inlining chain: Triton inlines @triton.jit helpers).
+bool atPythonLine(const SassModule &M, const SassInstruction &I,
+                  StringRef File, uint32_t Line) {
+  for (uint32_t F = I.Frame; F != NoIndex && F < M.Frames.size();
+       F = M.Frames[F].InlinedAt)
+    if (M.Frames[F].Line == Line && M.Frames[F].File == File)
+      return true;
+  return false;
+}
+
+/// A shared-memory access of a conversion's lowering: fragment staging
+/// (LDSM, STSM) or a plain shared load or store.
+bool isSassStagingOrShared(StringRef Opcode) {
+  return inFamily(Isa::SASS, Opcode, "staging") ||
+         inFamily(Isa::SASS, Opcode, "shared");
+}
+
 } // namespace
+
+Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
+                                   const SassFunction &SF) {
+  // The conversions come from the TTGIR; without one there is nothing to
+  // tie the SASS traffic to (load pipelines, epilogues and TMA-filled
+  // buffers use shared memory too), so nothing is reported.
+  const TtgirModule *Ttgir = optionalTtgir(In.Kernel);
+  if (!Ttgir)
+    return Error::success();
+  std::vector<uint32_t> KLoops = mmaLoops(SF);
+  if (KLoops.empty())
+    return Error::success();
+  ModuleConversions Convs(*Ttgir);
+  std::vector<RedundantConversion> Redundant = findRedundantConversions(Convs);
+  // The finding each conversion belongs to: its own, or for the second
+  // conversion of a round trip or detour, the first one's.
+  auto RedundancyOf = [&](const Operation *Op) -> const RedundantConversion * {
+    for (const RedundantConversion &R : Redundant) {
+      if (R.Kind == Redundancy::Equivalent)
+        continue;
+      if (R.C->Op == Op || any_of(R.Next, [&](const Conversion *N) {
+            return N->Op == Op;
+          }))
+        return &R;
+    }
+    return nullptr;
+  };
+  std::set<const Operation *> Reported; // causes already reported
+  bool Gluon = compiledFromGluon(In.Kernel.kernel());
+  const Kernel &K = In.Kernel.kernel();
+  for (const Conversion &C : Convs.all()) {
+    if (!C.known() || C.Cost->Cost != ConversionCost::Shared ||
+        C.Op->loopDepth() == 0)
+      continue;
+    std::optional<DiagLoc> Py = pythonSource(*Ttgir, *C.Op);
+    if (!Py)
+      continue;
+    // The conversion's shared-memory traffic in a k-loop, by line info.
+    for (uint32_t L : KLoops) {
+      std::vector<uint32_t> Insts = loopInstructions(SF.CF, L);
+      Counts AtLine;
+      uint32_t First = NoIndex;
+      unsigned Mma = 0;
+      for (uint32_t I : Insts) {
+        const SassInstruction &X = SF.Instructions[I];
+        if (isSassAsyncMma(X.Opcode))
+          ++Mma;
+        if (!atPythonLine(Sass, X, Py->File, Py->Line))
+          continue;
+        if (isSassStagingOrShared(X.Opcode)) {
+          ++AtLine.Of[Staging];
+          ++AtLine.Opcodes[X.Opcode];
+          if (First == NoIndex)
+            First = I;
+        } else if (isSassBarrier(X.Opcode)) {
+          ++AtLine.Of[Barriers];
+        }
+      }
+      if (First == NoIndex)
+        continue;
+      const RedundantConversion *R = RedundancyOf(C.Op);
+      if (!R && !Remarks)
+        break;
+      const Operation &Cause = R ? *R->C->Op : *C.Op;
+      if (!Reported.insert(&Cause).second)
+        break;
+      const SassInstruction &P = SF.Instructions[First];
+      auto D = diag(
+          locate(Sass, P),
+          R ? "the k-loop of kernel '" + K.Name +
+                  "' moves fragments through shared memory for a layout "
+                  "conversion it does not need (" +
+                  redundancyName(R->Kind) + "): " +
+                  Twine(AtLine.Of[Staging]) +
+                  " shared-memory instructions at its Python line"
+            : "the k-loop of kernel '" + K.Name +
+                  "' moves fragments through shared memory for a layout "
+                  "conversion: " +
+                  Twine(AtLine.Of[Staging]) +
+                  " shared-memory instructions at its Python line",
+          R ? Level::Warning : Level::Remark);
+      D.source(*Py);
+      D.cause(locate(*Ttgir, Cause));
+      D.related(locate(*Ttgir, *C.Op),
+                "the ttg.convert_layout " + C.SrcText + " -> " + C.DstText +
+                    " on " + C.tensorText());
+      if (&Cause != C.Op)
+        D.related(locate(*Ttgir, Cause),
+                  "the conversion this one undoes or continues");
+      std::set<std::string> Ops;
+      for (const auto &E : AtLine.Opcodes)
+        Ops.insert(E.getKey().str());
+      D.note(Twine(AtLine.Of[Staging]) + " shared-memory instructions (" +
+             join(Ops, ", ") + ") and " + Twine(AtLine.Of[Barriers]) +
+             " CTA barriers in the k-loop carry the conversion's line, "
+             "beside " +
+             Twine(Mma) + " warp-group / tcgen05 MMAs: paid every iteration");
+      if (std::optional<DiagLoc> LoopSrc = loopSource(Sass, SF, L, Ttgir))
+        D.note(*LoopSrc, "in the loop at this Python line");
+      if (R)
+        D.note("triton-redundant-layout-conversion: " +
+               redundancyName(R->Kind) + ", cost " + costName(R->Worst));
+      else
+        D.note("the conversion is needed (no other layout serves both the "
+               "producer and the consumer here): at most a remark");
+      if (Gluon)
+        D.hint("Gluon kernel (the author's gl.convert_layout)",
+               "the kernel converts this tensor in its k-loop with "
+               "gl.convert_layout at the Python line: choose the producer's "
+               "or the consumer's layout so that no conversion is needed");
+      else
+        D.hint("TritonGPU layout conversion (ttg.convert_layout in the loop)",
+               "a pass placed a convert_layout in the k-loop: find it "
+               "(remove-layout-conversions, the MMA or TMEM operand "
+               "lowering) and make producer and consumer agree on the "
+               "layout");
+      D.context(R ? "k-loop-redundant" : "k-loop-needed");
+      D.context(C.SrcText).context(C.DstText);
+      for (const std::string &Op : Ops)
+        D.context(Op);
+      break; // one finding per conversion
+    }
+  }
+  return Error::success();
+}
 
 Error StagingExplosionCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
@@ -245,38 +408,8 @@ Error StagingExplosionCheck::check(CheckInput &In) {
     }
   }
 
-  if (!Growth) {
-    // Alone: each outermost loop against its own asynchronous MMAs.
-    for (uint32_t L : outermostLoops(SF->CF)) {
-      std::vector<uint32_t> Insts = loopInstructions(SF->CF, L);
-      Counts C = countOf(*SF, Insts, Isa::SASS);
-      if (C.AsyncMma < MinMma)
-        continue;
-      double PerMma[NumMetrics];
-      for (unsigned M = 0; M < NumMetrics; ++M)
-        PerMma[M] = double(C.Of[M]) / C.AsyncMma;
-      bool Any = false;
-      std::fill(std::begin(Fired), std::end(Fired), false);
-      if (PerMma[Staging] > StagingPerMma)
-        Fired[Staging] = Any = true;
-      if (PerMma[Barriers] > BarriersPerMma)
-        Fired[Barriers] = Any = true;
-      if (!Any)
-        continue;
-      Notes.clear();
-      for (unsigned M : {Staging, Barriers})
-        if (Fired[M])
-          Notes.push_back(
-              std::to_string(C.Of[M]) + " " + SassWhat[M] +
-              " in the loop for " + std::to_string(C.AsyncMma) +
-              " warp-group / tcgen05 MMAs: " + formatRatio(PerMma[M]) +
-              " per MMA (threshold " +
-              formatRatio(M == Staging ? StagingPerMma : BarriersPerMma) + ")");
-      At = pointAt(*SF, Insts, Isa::SASS, Fired, C, nullptr);
-      Head = std::move(C);
-      break; // one warning per kernel: the first loop that fires
-    }
-  }
+  if (!Growth)
+    return alone(In, *Sass, *SF);
   if (At == NoIndex)
     return Error::success();
 
@@ -344,9 +477,11 @@ Error StagingExplosionCheck::check(CheckInput &In) {
   }
 
   if (Src && Ttgir)
-    if (const Operation *Cvt = conversionAt(*Ttgir, *Src))
+    if (const Operation *Cvt = conversionAt(*Ttgir, *Src)) {
       D.related(locate(*Ttgir, *Cvt),
                 "a ttg.convert_layout in the loop at the same Python line");
+      D.cause(locate(*Ttgir, *Cvt));
+    }
 
   D.hint("TritonGPU layout conversion (ttg.convert_layout in the loop)",
          "fragments go through shared memory or between lanes in every "
@@ -355,7 +490,7 @@ Error StagingExplosionCheck::check(CheckInput &In) {
          "TMEM operand lowering), and make producer and consumer agree on "
          "the layout (triton-redundant-layout-conversion names redundant "
          "ones)");
-  D.context(Growth ? "growth" : "per-mma");
+  D.context("growth");
   for (const std::string &N : Names)
     D.context(N);
   D.context(opcodeList(Head, Fired, Isa::SASS));

@@ -1,22 +1,27 @@
 //===- StagingExplosionCheck.h - nvidia-staging-explosion -----------------===//
 //
-// Register fragments moved through shared memory (LDSM / STSM and the LDS
-// that read a round trip back), the CTA barriers such round trips need, and
-// warp shuffles, counted in the loops of the SASS and set against the
-// tensor-core work of the same loops:
-//   - alone: a loop whose warp-group / tcgen05 MMAs come with more staging
-//     or barriers per MMA than the thresholds;
+// Register fragments moved through shared memory (LDSM / STSM and the
+// LDS/STS of a round trip), the CTA barriers such round trips need, and warp
+// shuffles, in the executed SASS of a kernel's loops:
+//   - alone: the innermost loop holding the MMAs (the k-loop) carries, by
+//     its line info, the shared-memory traffic of a ttg.convert_layout that
+//     the SDK's redundancy analysis calls avoidable (findRedundantConversions)
+//     and whose cost is shared memory: a warning whose cause is that
+//     conversion, so it merges as evidence into
+//     triton-redundant-layout-conversion's finding. A needed conversion
+//     with that cost is a remark. Once-per-tile work (an epilogue outside
+//     the k-loop), load-pipeline barriers and reads of buffers TMA or
+//     cp.async filled are not conversions and are never counted alone;
 //   - with --baseline: staging, barriers or shuffles in loops that grew by a
 //     factor (and by an absolute minimum) while the tensor-core count held.
-// One warning per kernel, with a note per metric (value and threshold) and
-// the PTX as related evidence. docs/checks/nvidia-staging-explosion.md
-// has the calibration on the fixtures.
+// docs/checks/nvidia-staging-explosion.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_PLUGINS_NVIDIA_STAGINGEXPLOSIONCHECK_H
 #define GESTELL_PLUGINS_NVIDIA_STAGINGEXPLOSIONCHECK_H
 
 #include "gestell/Check.h"
+#include "gestell/Sass.h"
 
 namespace gestell::nvidia {
 
@@ -28,13 +33,9 @@ public:
   llvm::Error check(CheckInput &In) override;
 
 private:
-  /// Without a baseline: staging instructions (LDSM, STSM, LDS) per
-  /// asynchronous MMA in a loop above which the check fires.
-  const double StagingPerMma;
-  /// Without a baseline: CTA barriers per asynchronous MMA in a loop.
-  const double BarriersPerMma;
-  /// Without a baseline, loops with fewer asynchronous MMAs are not judged.
-  const unsigned MinMma;
+  /// Without a baseline: the k-loop's conversions (see above).
+  llvm::Error alone(CheckInput &In, const SassModule &Sass,
+                    const SassFunction &SF);
   /// With a baseline: a metric fires when it is at least GrowthFactor times
   /// the baseline's and at least MinGrowth instructions more.
   const double GrowthFactor;
@@ -42,6 +43,9 @@ private:
   /// With a baseline: the tensor-core count in loops "holds" when it moved
   /// by at most this fraction of the baseline's.
   const double TensorTolerance;
+  /// Report a needed conversion whose shared-memory traffic is in the
+  /// k-loop as a remark.
+  const bool Remarks;
 };
 
 } // namespace gestell::nvidia

@@ -100,11 +100,12 @@ TEST(RulePack, BlackwellPackIsTheIssuesPack) {
   ASSERT_EQ(Cvt.Match.size(), 2u);
   EXPECT_EQ(Cvt.Match[0].Text, "ttg.convert_layout");
   EXPECT_EQ(Cvt.Match[1].Text, "ttng.tmem_store");
-  EXPECT_EQ(Cvt.Through.size(), 3u);
-  ASSERT_EQ(Cvt.Where.size(), 2u);
+  EXPECT_EQ(Cvt.Through.size(), 0u); // the fold: the store reads it directly
+  ASSERT_EQ(Cvt.Where.size(), 3u);
   EXPECT_EQ(Cvt.Where[0].K, Predicate::Kind::TmemCompatible);
   EXPECT_EQ(Cvt.Where[0].Subject.K, MatchRef::Kind::Operand);
-  EXPECT_EQ(Cvt.Where[1].K, Predicate::Kind::InLoop);
+  EXPECT_EQ(Cvt.Where[1].K, Predicate::Kind::Cost);
+  EXPECT_EQ(Cvt.Where[2].K, Predicate::Kind::InLoop);
   EXPECT_EQ(Cvt.Tags, (std::vector<std::string>{"blackwell", "layout"}));
   EXPECT_EQ(Cvt.ReadStage, Stage::TTGIR);
 
@@ -394,7 +395,8 @@ TEST(RuleMatch, BlackwellRuleOnTheReferenceCase) {
             "0], [4, 0], [8, 0], [0, 64]], warp = [[32, 0], [64, 0], [16, "
             "0]], block = []}> -> #ttg.blocked<{sizePerThread = [1, 64], "
             "threadsPerWarp = [32, 1], warpsPerCTA = [4, 2], order = [0, "
-            "1]}> before tmem_store in a loop");
+            "1]}> before tmem_store in a loop: its cost is shared, and the "
+            "store accepts the source layout");
 }
 
 TEST(RuleMatch, BlackwellRuleQuietOnTheControls) {

@@ -5,7 +5,8 @@
     %check_gestell %s CHECK TARGET PREFIX [-- GESTELL-ARGS...]
 
 runs `gestell --checks='-*,CHECK' [GESTELL-ARGS] TARGET` from the source
-root (TARGET and relative paths in the arguments are relative to it), makes
+root (TARGET, several separated by commas, and relative paths in the
+arguments are relative to it), makes
 the output stable (the source root is cut from every path), and checks it
 against the lines of the test file (%s) that carry PREFIX, with any other
 remark, warning or error failing the test. tools/update_expectations.py
@@ -21,7 +22,7 @@ import sys
 
 def run_gestell(gestell, root, check, target, extra):
     """The normalized text output of one check on one target."""
-    cmd = [gestell, f"--checks=-*,{check}", *extra, target]
+    cmd = [gestell, f"--checks=-*,{check}", *extra, *target.split(",")]
     out = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     text = out.stdout + out.stderr
     prefix = os.path.abspath(root) + os.sep
