@@ -82,7 +82,13 @@ json::Object rule(const RegisteredCheck &C, const ReportOptions &Opt) {
       {"defaultConfiguration",
        json::Object{{"level", sarifLevel(I.DefaultLevel)}}},
       {"properties",
-       json::Object{{"category", I.Category}, {"tags", std::move(Tags)}}},
+       json::Object{{"category", I.Category},
+                    {"tags", std::move(Tags)},
+                    {"precision", I.Precision},
+                    {"problem.severity",
+                     I.DefaultLevel == Level::Error     ? "error"
+                     : I.DefaultLevel == Level::Warning ? "warning"
+                                                        : "recommendation"}}},
   };
 }
 

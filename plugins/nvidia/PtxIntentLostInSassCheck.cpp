@@ -31,6 +31,7 @@ CheckInfo PtxIntentLostInSassCheck::info() {
       "with far fewer SASS than PTX instructions. With the option Ptxas the "
       "check re-runs `ptxas -v` on the PTX and attaches its C75xx messages.";
   I.Category = "performance";
+  I.Precision = "very-high"; // docs/checks/<id>.md, "On real code"
   I.Tags = {"ptxas", "wgmma"};
   I.DefaultLevel = Level::Warning;
   // The SASS is read when there is one; without it only the ptxas re-run

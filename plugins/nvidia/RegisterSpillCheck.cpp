@@ -24,6 +24,7 @@ CheckInfo RegisterSpillCheck::info() {
       "or a stack frame when there is no SASS "
       "to place them, are a remark.";
   I.Category = "performance";
+  I.Precision = "very-high"; // docs/checks/<id>.md, "On real code"
   I.Tags = {"ptxas", "registers"};
   I.DefaultLevel = Level::Warning;
   I.Stages = {Stage::Cubin};

@@ -33,6 +33,7 @@ CheckInfo StagingExplosionCheck::info() {
       "barriers or shuffles in loops grew by GrowthFactor and by MinGrowth "
       "executed instructions while the tensor-core count held.";
   I.Category = "performance";
+  I.Precision = "high"; // docs/checks/<id>.md, "On real code"
   I.Tags = {"layout", "shared-memory"};
   I.DefaultLevel = Level::Warning;
   I.Stages = {Stage::SASS};

@@ -28,6 +28,7 @@ CheckInfo TmaFallbackCheck::info() {
       "pointer loads and stores, which is correct but not what the kernel "
       "was written for.";
   I.Category = "performance";
+  I.Precision = "high"; // docs/checks/<id>.md, "On real code"
   I.Tags = {"tma"};
   I.DefaultLevel = Level::Warning;
   I.Stages = {Stage::PTX};

@@ -17,6 +17,7 @@ CheckInfo CostlyLayoutConversionCheck::info() {
       "every iteration. Needed or not; triton-redundant-layout-conversion "
       "says whether it can go.";
   I.Category = "performance";
+  I.Precision = "high"; // docs/checks/<id>.md, "On real code"
   I.DefaultLevel = Level::Remark;
   I.Stages = {Stage::TTGIR};
   return I;

@@ -64,6 +64,7 @@ CheckInfo RedundantLayoutConversionCheck::info() {
       "conversions that prepare a global or shared-memory store are not "
       "judged.";
   I.Category = "performance";
+  I.Precision = "high"; // docs/checks/<id>.md, "On real code"
   I.DefaultLevel = Level::Warning;
   I.Stages = {Stage::TTGIR};
   return I;

@@ -21,6 +21,7 @@ CheckInfo ruleCheckInfo(const Rule &R, StringRef DefaultDoc) {
   Info.Description = R.Description;
   Info.Category = R.Category;
   Info.Tags = R.Tags;
+  Info.Precision = R.Precision;
   Info.DefaultLevel = R.Severity;
   if (R.ReadStage)
     Info.Stages = {*R.ReadStage};

@@ -42,8 +42,9 @@ namespace {
 constexpr StringRef TopKeys[] = {"description", "pack", "rule"};
 constexpr StringRef RuleKeys[] = {
     "at",      "category", "description", "doc",     "enabled", "hint",
-    "id",      "level",    "match",       "message", "pass",    "stage",
-    "summary", "tags",     "through",     "when",    "where"};
+    "id",      "level",    "match",       "message", "pass",    "precision",
+    "stage",   "summary",  "tags",        "through", "when",    "where"};
+constexpr StringRef PrecisionNames[] = {"very-high", "high", "medium", "low"};
 constexpr StringRef LevelNames[] = {"remark", "warning", "error"};
 constexpr StringRef StageNames[] = {"ttgir", "ptx", "sass"};
 constexpr StringRef FieldNames[] = {"layout", "shape", "dtype", "type",
@@ -992,6 +993,14 @@ void PackReader::readRule(const toml::table &T, unsigned Index) {
          : Key == "pass"        ? R.HintWhere
          : Key == "doc"         ? R.Doc
                                 : R.Category) = *S;
+      }
+    } else if (Key == "precision") {
+      if (const std::string *S = string(V, Key)) {
+        if (is_contained(PrecisionNames, *S))
+          R.Precision = *S;
+        else
+          problem(pos(V), "'precision' must be one of very-high, high, "
+                          "medium, low");
       }
     } else if (Key == "level") {
       if (const std::string *S = string(V, Key)) {

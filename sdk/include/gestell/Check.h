@@ -64,6 +64,11 @@ struct CheckInfo {
   /// The doc page: an absolute URL, or a path relative to gestell's docs
   /// (default "checks/<id>.md").
   std::string DocPage;
+  /// How often a finding is true, as measured on real code (the doc page's
+  /// "On real code" table): "very-high", "high", "medium" or "low". SARIF
+  /// rule property `precision` (GitHub code scanning sorts and filters by
+  /// it).
+  std::string Precision = "medium";
 };
 
 /// What a check looks at: one kernel, and, with --baseline, the kernel of

