@@ -199,6 +199,17 @@ std::vector<uint32_t> mmaLoops(const SassFunction &F) {
   return Out;
 }
 
+/// Whether Op runs on every iteration of its innermost loop: not inside an
+/// scf.if of the loop body (a persistent kernel's flattened tile loop runs
+/// its epilogue behind such a branch, once per tile).
+bool everyIteration(const Operation &Op) {
+  for (const Operation *P = Op.parentOp(); P && !P->isLoop();
+       P = P->parentOp())
+    if (P->Name == "scf.if")
+      return false;
+  return true;
+}
+
 /// Whether a SASS instruction's line info names File:Line (any frame of
 /// its inlining chain: Triton inlines @triton.jit helpers).
 bool atPythonLine(const SassModule &M, const SassInstruction &I,
@@ -250,7 +261,12 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
   const Kernel &K = In.Kernel.kernel();
   for (const Conversion &C : Convs.all()) {
     if (!C.known() || C.Cost->Cost != ConversionCost::Shared ||
-        C.Op->loopDepth() == 0)
+        C.Op->loopDepth() == 0 || !everyIteration(*C.Op))
+      continue;
+    // An epilogue's conversion for its store (coalescing) is once-per-tile
+    // work, not the MMA loop's.
+    ElementwiseFlow Flow = followElementwise(*C.Op->Results[0]);
+    if (any_of(Flow.Exits, isMemoryStore))
       continue;
     std::optional<DiagLoc> Py = pythonSource(*Ttgir, *C.Op);
     if (!Py)
