@@ -44,7 +44,7 @@ PtxIntentLostInSassCheck::PtxIntentLostInSassCheck(StringRef Name,
                                                    CheckContext &Context)
     : Check(Name, Context),
       SerializedWaitsPerMma(Options.get("SerializedWaitsPerMma", 0.75)),
-      MinMma(Options.get("MinMma", 2u)), Mappings(Options.get("Mappings", "*")),
+      MinMma(Options.get("MinMma", 1u)), Mappings(Options.get("Mappings", "*")),
       MinSassPerPtx(Options.get("MinSassPerPtx", 0.5)),
       Ptxas(Options.get("Ptxas", "")),
       PtxasTimeout(Options.get("PtxasTimeout", 300u)),

@@ -40,3 +40,46 @@ def matmul_sin(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.cons
         acc = tl.dot(av, bv, acc)
         acc = tl.sin(acc)
     tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def matmul_plain(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        av = tl.load(a + rm[:, None] * K + (k * BK + rk)[None, :])
+        bv = tl.load(b + (k * BK + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(av, bv, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def matmul_clamp(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # The accumulator is read in the iteration that made it (a clamp), so
+    # the pipeliner must wait for every wgmma: pendings = 0.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        av = tl.load(a + rm[:, None] * K + (k * BK + rk)[None, :])
+        bv = tl.load(b + (k * BK + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(av, bv, acc)
+        acc = tl.minimum(acc, 1.0e4)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def matmul_where(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        av = tl.load(a + rm[:, None] * K + (k * BK + rk)[None, :])
+        bv = tl.load(b + (k * BK + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(av, bv, acc)
+        acc = tl.where(acc != acc, 0.0, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
