@@ -98,14 +98,27 @@ size_t causeRank(StringRef CheckId) {
 } // namespace
 
 std::vector<Diagnostic> mergeByCause(std::vector<Diagnostic> Found) {
-  // Group the findings that name a cause by it (file, line, column).
-  std::map<std::tuple<std::string, uint32_t, uint32_t>, std::vector<size_t>>
-      Groups;
+  // Findings that share a cause (file, line, column) are one group; a
+  // finding with two causes (a round trip) joins both groups into one.
+  std::vector<size_t> Parent(Found.size());
   for (size_t I = 0; I < Found.size(); ++I)
-    if (Found[I].Cause)
-      Groups[{Found[I].Cause->File, Found[I].Cause->Line,
-              Found[I].Cause->Column}]
-          .push_back(I);
+    Parent[I] = I;
+  auto Root = [&](size_t I) {
+    while (Parent[I] != I)
+      I = Parent[I] = Parent[Parent[I]];
+    return I;
+  };
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, size_t> First;
+  for (size_t I = 0; I < Found.size(); ++I)
+    for (const DiagLoc &C : Found[I].Causes) {
+      auto [It, New] = First.try_emplace({C.File, C.Line, C.Column}, I);
+      if (!New)
+        Parent[Root(I)] = Root(It->second);
+    }
+  std::map<size_t, std::vector<size_t>> Groups;
+  for (size_t I = 0; I < Found.size(); ++I)
+    if (!Found[I].Causes.empty())
+      Groups[Root(I)].push_back(I);
   std::vector<bool> Drop(Found.size(), false);
   for (auto &[Key, Members] : Groups) {
     if (Members.size() < 2)

@@ -71,7 +71,9 @@ def module_attrs(text):
     }
 
 
-def extract_file(path):
+def extract_file(path, lines=False):
+    """The conversions of one .ttgir as rows; with lines, each row also
+    says at which line of the file its op is ("line", not part of the id)."""
     text = open(path).read()
     aliases = {}
     for line in text.splitlines():
@@ -85,6 +87,8 @@ def extract_file(path):
         assert shape_s == shape_d and dt_s == dt_d, m.group(0)
         out.append(dict(mod, shape=[int(x) for x in shape_s.split("x")], dtype=dt_s,
                         src=resolve(enc_s, aliases), dst=resolve(enc_d, aliases)))
+        if lines:
+            out[-1]["line"] = text.count("\n", 0, m.start()) + 1
     return out
 
 

@@ -23,6 +23,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import conversion_ground_truth as cgt  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -54,7 +57,7 @@ def ptxas_beside(folder):
 
 def conversion_rows():
     p = os.path.join(ROOT, "tests", "fixtures", "conversions", "ground_truth.json")
-    return json.load(open(p))
+    return {r["id"]: r for r in json.load(open(p))}
 
 
 def verdict(check, r, folder, ptxas, rows):
@@ -73,17 +76,34 @@ def verdict(check, r, folder, ptxas, rows):
             return ("true" if codes else "FALSE"), (
                 "ptxas -v: " + ", ".join(codes) if codes else "ptxas -v: no C751x message")
         return "no evidence", "triage by hand"
-    # Conversions: match the finding's TTGIR op to a ground-truth row by the
-    # canonical layouts gestell prints (the row's own text is as written).
-    cost = None
-    for row in rows:
-        for occ in row["occurrences"]:
-            if occ.split("/")[-2] in folder:
-                cost = cost or row["cost"]
+    return conversion_verdict(r, rows)
+
+
+def conversion_verdict(r, rows):
+    """A conversion finding against the ground-truth row of its own op: the
+    cost the real compiler's PTX shows for that (layouts, shape, module)."""
+    loc = r["location"]
+    row = None
+    if loc.get("file", "").endswith(".ttgir"):
+        for c in cgt.extract_file(loc["file"], lines=True):
+            if c["line"] == loc.get("line"):
+                c.pop("line")
+                row = rows.get(cgt.row_id(c))
+    if not row:
+        return "no evidence", "no ground-truth row for this conversion"
+    delta = {k: row["ptx_counts"][k] - row["control_ptx_counts"].get(k, 0) for k in row["ptx_counts"]}
+    moved = ", ".join(f"{v} {k}" for k, v in sorted(delta.items()) if v) or "no shared-memory access or shuffle"
+    evidence = f"ground truth `{row['id']}`: {row['cost']} ({moved})"
     text = r["message"]
-    if "costs nothing" in text or "equivalent layouts" in text:
-        return "true", "equivalent layouts: the layout algebra and the ground-truth rows agree that such conversions stay in registers"
-    return "no evidence", f"ground truth for this kernel's conversions: {cost or 'none'}"
+    if "equivalent layouts" in text:
+        claimed = "registers"
+    elif "shared memory" in text:
+        claimed = "shared"
+    elif "shuffle" in text:
+        claimed = "shuffle"
+    else:
+        return "no evidence", evidence
+    return ("true" if row["cost"] == claimed else "FALSE"), evidence
 
 
 def main():

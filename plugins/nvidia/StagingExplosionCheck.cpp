@@ -19,9 +19,9 @@ namespace gestell::nvidia {
 CheckInfo StagingExplosionCheck::info() {
   CheckInfo I;
   I.Id = "nvidia-staging-explosion";
-  I.Summary = "Loops move register fragments through shared memory, with the "
-              "barriers that takes, out of proportion to their tensor-core "
-              "work or far more than the baseline build";
+  I.Summary = "The k-loop moves register fragments through shared memory "
+              "for a layout conversion it does not need, or far more than in "
+              "the baseline build";
   I.Description =
       "Alone: the innermost loop that holds the kernel's MMAs (the k-loop, "
       "not a persistent kernel's tile loop) contains, by the SASS line "

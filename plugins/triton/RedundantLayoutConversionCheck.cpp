@@ -211,7 +211,11 @@ void RedundantLayoutConversionCheck::secondConversion(
   }
   auto D = diag(ttgirLoc(M, *C.Op), Msg, L);
   D.source(pythonLoc(M, *C.Op));
+  // Both conversions are this finding's: a check that flags the second
+  // one is about the same cause.
   D.cause(ttgirLoc(M, *C.Op));
+  for (const Conversion *N : R.Next)
+    D.cause(ttgirLoc(M, *N->Op));
   const Operation *Producer = producerOf(*C.Op->Operands[0]);
   if (Producer)
     D.related(ttgirLoc(M, *Producer, "producer: " + Producer->Name.str()));

@@ -77,7 +77,7 @@ DiagnosticBuilder &DiagnosticBuilder::level(Level L) {
 DiagnosticBuilder &DiagnosticBuilder::cause(const DiagLoc &Loc) {
   DiagLoc C = Loc;
   C.Message.clear();
-  get().Cause = std::move(C);
+  get().Causes.push_back(std::move(C));
   return *this;
 }
 

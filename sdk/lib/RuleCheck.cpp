@@ -84,10 +84,13 @@ Error RuleCheck::checkPattern(CheckInput &In) {
     }
     if (R.Hint)
       B.hint(hintWhere(R), Matcher.render(*R.Hint, Mt, Kernel));
-    // A chain that starts at a conversion is about that conversion: other
-    // checks that see it are merged with this finding.
+    // A chain that starts at a conversion is about that conversion and any
+    // other conversion in it: other checks that see them are merged with
+    // this finding.
     if (Mt.Ops.front()->Name == "ttg.convert_layout")
-      B.cause(locate(*M, *Mt.Ops.front()));
+      for (const Operation *Op : Mt.Ops)
+        if (Op->Name == "ttg.convert_layout")
+          B.cause(locate(*M, *Op));
   }
   return Error::success();
 }

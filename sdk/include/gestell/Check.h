@@ -125,8 +125,8 @@ public:
   DiagnosticBuilder &context(const llvm::Twine &Part);
   /// Overrides the level (e.g. a remark where a conversion is free).
   DiagnosticBuilder &level(Level L);
-  /// The op this finding is about (Diagnostic::Cause): findings of several
-  /// checks about one cause are merged into one.
+  /// An op this finding is about (Diagnostic::Causes; call once per op):
+  /// findings of several checks that share a cause are merged into one.
   DiagnosticBuilder &cause(const DiagLoc &Loc);
 
   Diagnostic &get() { return (*Diags)[Index]; }

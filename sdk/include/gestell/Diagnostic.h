@@ -85,11 +85,12 @@ struct Diagnostic {
   /// canonical layouts, or opcodes. Never line numbers, paths or counts that
   /// move with unrelated edits. Empty: the message with digits masked.
   std::vector<std::string> Context;
-  /// The cause the finding is about, when several checks may see it: the
-  /// artifact line of the op that made the code (a ttg.convert_layout in
-  /// the .ttgir). The engine merges findings of one kernel with the same
-  /// cause into one (docs/checks/README.md, "One cause, one finding").
-  std::optional<DiagLoc> Cause;
+  /// The causes the finding is about, when several checks may see them: the
+  /// artifact lines of the ops that made the code (a ttg.convert_layout in
+  /// the .ttgir; both conversions of a round trip). The engine merges
+  /// findings of one kernel that share a cause into one
+  /// (docs/checks/README.md, "One cause, one finding").
+  std::vector<DiagLoc> Causes;
   /// Findings merged into this one (filled by the engine): their check ids
   /// and messages, shown as notes.
   std::vector<std::pair<std::string, std::string>> Merged;
