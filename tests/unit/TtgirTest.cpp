@@ -136,7 +136,12 @@ TEST(Ttgir, EveryCorpusFileParsesWithAllOpsAndRegions) {
         EXPECT_FALSE(Fr.File.empty());
         EXPECT_GT(Fr.Line, 0u);
       }
-      if (CompilerOutput) {
+      // ttg.async_commit_group and ttg.async_wait print their
+      // !ttg.async.token result without a type (tutorial 08's cp.async
+      // pipeline on sm_90).
+      bool TokenOnly = Op->Name == "ttg.async_commit_group" ||
+                       Op->Name == "ttg.async_wait";
+      if (CompilerOutput && !TokenOnly) {
         for (const Value *V : Op->Results)
           EXPECT_NE(V->Ty, nullptr) << Op->Name.str() << " line " << Op->Line;
       }
