@@ -201,7 +201,7 @@ int runCheckVerb() {
   for (const Notification &N : R.Notifications)
     printNotification(N);
 
-  auto Write = [&](raw_ostream &OS) -> Error {
+  auto Write = [&](raw_ostream &OS) {
     switch (FormatOpt) {
     case Format::Text:
       writeText(OS, R, Report);
@@ -213,15 +213,9 @@ int runCheckVerb() {
       writeSarif(OS, R, Report);
       break;
     }
-    return Error::success();
   };
-  if (OutputOpt.empty()) {
-    if (Error E = Write(outs()))
-      return fail(toString(std::move(E)));
-    outs().flush();
-  } else if (Error E = writeToOutput(OutputOpt, Write)) {
-    return fail("cannot write " + OutputOpt + ": " + toString(std::move(E)));
-  }
+  if (!writeOutput(OutputOpt, "gestell: error: ", Write))
+    return ExitFailure;
 
   unsigned Counts[3] = {0, 0, 0}, Suppressed = 0;
   std::map<std::string, unsigned> States; // --baseline: new, absent, ...

@@ -23,6 +23,31 @@ std::string kernelList(ArrayRef<std::string> Labels) {
   return Out;
 }
 
+namespace {
+/// Writes straight into something that is not a regular file (a FIFO, a
+/// device such as /dev/null, or a link to one): replacing it would turn it
+/// into a file.
+bool writeThrough(StringRef Path, StringRef Me,
+                  function_ref<void(raw_ostream &)> Write) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::CD_OpenExisting, sys::fs::FA_Write,
+                    sys::fs::OF_None);
+  if (EC) {
+    errs() << Me << "cannot write " << Path << ": " << EC.message() << "\n";
+    return false;
+  }
+  Write(OS);
+  OS.flush();
+  if (OS.has_error()) {
+    errs() << Me << "cannot write " << Path << ": " << OS.error().message()
+           << "\n";
+    OS.clear_error();
+    return false;
+  }
+  return true;
+}
+} // namespace
+
 bool writeOutput(StringRef Path, StringRef Me,
                  function_ref<void(raw_ostream &)> Write) {
   if (Path.empty()) {
@@ -30,8 +55,24 @@ bool writeOutput(StringRef Path, StringRef Me,
     outs().flush();
     return true;
   }
+  // A regular file (or a link to one) is replaced atomically: the report is
+  // written beside the file the link names and renamed over it, so a reader
+  // never sees half of it and the link stays a link.
+  std::string Target = Path.str();
+  sys::fs::file_status St;
+  if (!sys::fs::status(Path, St)) {
+    if (St.type() == sys::fs::file_type::directory_file) {
+      errs() << Me << "cannot write " << Path << ": it is a folder\n";
+      return false;
+    }
+    if (St.type() != sys::fs::file_type::regular_file)
+      return writeThrough(Path, Me, Write);
+    SmallString<256> Real;
+    if (!sys::fs::real_path(Path, Real))
+      Target = std::string(Real);
+  }
   Expected<sys::fs::TempFile> T =
-      sys::fs::TempFile::create(Path + "-%%%%%%%%.tmp");
+      sys::fs::TempFile::create(Target + "-%%%%%%%%.tmp");
   if (!T) {
     errs() << Me << "cannot write " << Path << ": " << toString(T.takeError())
            << "\n";
@@ -50,7 +91,7 @@ bool writeOutput(StringRef Path, StringRef Me,
     errs() << Me << "cannot write " << Path << "\n";
     return false;
   }
-  if (Error E = T->keep(Path)) {
+  if (Error E = T->keep(Target)) {
     errs() << Me << "cannot write " << Path << ": " << toString(std::move(E))
            << "\n";
     return false;

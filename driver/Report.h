@@ -51,9 +51,10 @@ std::string kernelLabel(const Kernel &K);
 /// the first 8 and then "... and N more".
 std::string kernelList(llvm::ArrayRef<std::string> Labels);
 
-/// Writes through Write to stdout (Path "") or to Path through a temporary
-/// file renamed over it at the end, so a failed run never leaves half a
-/// file. Says why on stderr, after Me ("gestell diff: "), and returns false
+/// Writes through Write to stdout (Path "") or to Path: a regular file (or
+/// a link to one) through a temporary file renamed over it at the end, so a
+/// failed run never leaves half a file; anything else (a FIFO, /dev/null, a
+/// link to one) written to directly, never replaced. Says why on stderr, after Me ("gestell diff: "), and returns false
 /// when the file could not be written.
 bool writeOutput(llvm::StringRef Path, llvm::StringRef Me,
                  llvm::function_ref<void(llvm::raw_ostream &)> Write);

@@ -180,6 +180,12 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
     if (!N.File.empty()) {
       json::Object Artifact{{"uri", pathToUri(Opt.Paths.map(N.File))}};
       json::Object Phys{{"artifactLocation", std::move(Artifact)}};
+      if (N.Line) {
+        json::Object Region{{"startLine", N.Line}};
+        if (N.Column)
+          Region["startColumn"] = N.Column;
+        Phys["region"] = std::move(Region);
+      }
       json::Object Loc{{"physicalLocation", std::move(Phys)}};
       O["locations"] = json::Array{std::move(Loc)};
     }

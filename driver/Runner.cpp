@@ -153,6 +153,45 @@ std::vector<Diagnostic> mergeByCause(std::vector<Diagnostic> Found) {
 
 namespace {
 
+/// One error per artifact that could not be read (whichever checks asked
+/// for it, and also when a check carried on without it), naming the checks
+/// it stopped; then each check that failed for another reason.
+void reportFailures(const Kernel &K, const KernelView &View,
+                    const KernelView *Base,
+                    ArrayRef<std::pair<std::string, std::string>> Failures,
+                    KernelOutcome &Out) {
+  std::vector<std::pair<std::string, KernelView::ReadError>> Unread;
+  for (KernelView::ReadError &E : View.readErrors())
+    Unread.push_back({"", std::move(E)});
+  if (Base)
+    for (KernelView::ReadError &E : Base->readErrors())
+      Unread.push_back({"baseline: ", std::move(E)});
+  std::vector<bool> Covered(Failures.size(), false);
+  for (const auto &[Prefix, E] : Unread) {
+    std::vector<std::string> Stopped;
+    for (size_t I = 0; I < Failures.size(); ++I)
+      if (StringRef(Failures[I].second).contains(E.Text)) {
+        Covered[I] = true;
+        Stopped.push_back(Failures[I].first);
+      }
+    std::string Msg = Prefix + E.Text;
+    if (!Stopped.empty())
+      Msg += " (kernel '" + K.Name + "'; not checked by " +
+             join(Stopped, ", ") + ")";
+    Out.Notifications.push_back({Level::Error, Msg, K.Name, "",
+                                 E.Path.empty() ? K.Dir : E.Path, E.Line,
+                                 E.Column});
+  }
+  for (size_t I = 0; I < Failures.size(); ++I)
+    if (!Covered[I])
+      Out.Notifications.push_back({Level::Error,
+                                   "check '" + Failures[I].first +
+                                       "' failed on kernel '" + K.Name +
+                                       "' in " + K.Dir + ": " +
+                                       Failures[I].second,
+                                   K.Name, Failures[I].first, K.Dir});
+}
+
 void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
                KernelOutcome &Out) {
   const Kernel &K = *Job.K;
@@ -168,6 +207,7 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
       K.has(Stage::Cubin) ? sassUnavailable(K, Analysis) : std::nullopt;
 
   std::vector<Diagnostic> Found;
+  std::vector<std::pair<std::string, std::string>> Failures; // check, why
   for (const RegisteredCheck *C : Job.Config->enabled()) {
     if (!all_of(C->Info.Stages,
                 [&](Stage S) { return stageAvailable(K, S, Analysis); })) {
@@ -179,11 +219,7 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
     std::string Failure = runCheck(*C, Ctx, In);
     if (!Failure.empty()) {
       // What a failed check reported before failing is not trusted.
-      Out.Notifications.push_back({Level::Error,
-                                   "check '" + C->Info.Id +
-                                       "' failed on kernel '" + K.Name +
-                                       "' in " + K.Dir + ": " + Failure,
-                                   K.Name, C->Info.Id, K.Dir});
+      Failures.push_back({C->Info.Id, std::move(Failure)});
       continue;
     }
     for (Diagnostic &D : Ctx.diagnostics()) {
@@ -214,6 +250,7 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
   for (std::string &N : View.readerNotes())
     Out.Notifications.push_back(
         {Level::Remark, std::move(N), K.Name, "", K.Dir});
+  reportFailures(K, View, Base ? &*Base : nullptr, Failures, Out);
   // Release each kernel's parsed stages as soon as its checks are done.
   View.release();
   if (Base)

@@ -33,6 +33,7 @@ struct Notification {
   std::string Kernel;  ///< kernel name, or "" when about no kernel
   std::string CheckId; ///< or "" when no check is concerned
   std::string File;    ///< the file concerned, or ""
+  unsigned Line = 0, Column = 0; ///< in File, when known
 };
 
 /// A diagnostic as reported: after suppressions and warnings-as-errors.

@@ -66,6 +66,12 @@ Expected<const T &> KernelView::load(Slot<T> &S, ParseFn Parse) {
   Expected<std::unique_ptr<T>> R = Parse();
   if (!R) {
     S.Failure = replayable(R.takeError());
+    handleAllErrors(
+        S.Failure(), [](const MissingStage &) {},
+        [&](const InputError &I) {
+          S.Unread = {I.message(), I.Path, I.Line, I.Column};
+        },
+        [&](const ErrorInfoBase &B) { S.Unread = {B.message(), "", 0, 0}; });
     return S.Failure();
   }
   S.Value = std::move(*R);
@@ -144,6 +150,15 @@ std::vector<std::string> KernelView::readerNotes() const {
                   "skipped (the listing was captured with its stderr), "
                   "first: '" +
                   M->FirstToolMessage + "'");
+  return Out;
+}
+
+std::vector<KernelView::ReadError> KernelView::readErrors() const {
+  std::vector<ReadError> Out;
+  for (const ReadError *E :
+       {&Ptx.Unread, &Sass.Unread, &Cubin.Unread, &Ttgir.Unread})
+    if (!E->Text.empty())
+      Out.push_back(*E);
   return Out;
 }
 

@@ -8,6 +8,7 @@
 #   FileCheck  FileCheck-22 (or the FileCheck CMake found)
 #   %testplugins  plugins built only for tests (build/lib/gestell/test-plugins)
 #   %flatjson  Inputs/flatjson.py: JSON as `path=value` lines for FileCheck
+#   %through_fifo F -- CMD  Inputs/through_fifo.py: CMD writes into FIFO F
 #   %expect_exit N  Inputs/expect_exit.py: runs the rest of the line and
 #              succeeds only when it exits with status N (0, 1 or 2)
 #   %check_gestell %s CHECK TARGET PREFIX [-- ARGS]  Inputs/check_gestell.py:
@@ -42,6 +43,7 @@ config.substitutions.append(
     ("%testplugins", os.path.join(config.gestell_obj_root, "lib", "gestell", "test-plugins")))
 inputs = os.path.join(os.path.dirname(__file__), "Inputs")
 config.substitutions.append(("%flatjson", "python3 " + os.path.join(inputs, "flatjson.py")))
+config.substitutions.append(("%through_fifo", "python3 " + os.path.join(inputs, "through_fifo.py")))
 config.substitutions.append(("%expect_exit", "python3 " + os.path.join(inputs, "expect_exit.py")))
 config.substitutions.append(
     ("%check_gestell", "python3 %s --gestell %s --filecheck %s --root %s" % (

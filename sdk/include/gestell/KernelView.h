@@ -124,6 +124,17 @@ public:
   /// holds the disassembler's own warnings, which were skipped.
   std::vector<std::string> readerNotes() const;
 
+  /// The stages requested so far that are present but could not be read,
+  /// each as its error ("file:line:col: what was expected"): the engine
+  /// reports each once per kernel, whichever checks asked for it, and also
+  /// when a check carried on without that stage.
+  struct ReadError {
+    std::string Text; ///< the whole message, location first
+    std::string Path; ///< the file, when the error names one
+    unsigned Line = 0, Column = 0;
+  };
+  std::vector<ReadError> readErrors() const;
+
   /// Drops every parsed stage (memory must not grow with kernel count).
   void release();
 
@@ -132,6 +143,8 @@ private:
     std::unique_ptr<T> Value;
     /// Set once the stage failed: makes the same error again.
     std::function<llvm::Error()> Failure;
+    /// The failure, unless the stage is just missing (Text empty).
+    ReadError Unread;
   };
   template <typename T, typename ParseFn>
   llvm::Expected<const T &> load(Slot<T> &S, ParseFn Parse);
