@@ -98,6 +98,7 @@ constexpr StringRef SuppressionKeys[] = {"check", "kernel", "target", "reason"};
 class Reader {
 public:
   Reader(StringRef Path, ConfigFile &Out) : Path(Path), Out(Out) {
+    Trusted = Out.Trusted;
     Dir = sys::path::parent_path(Path).str();
   }
 
@@ -185,6 +186,9 @@ private:
         P = Abs;
       }
       sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+      if (!Trusted && Key == "rule-packs")
+        if (Error E = checkUntrustedPath(Item, Key, *S, P))
+          return E;
       List.push_back({std::string(P), origin(Item.source())});
     }
     return Error::success();
@@ -275,8 +279,31 @@ private:
     return Error::success();
   }
 
+  /// An untrusted file's rule pack: a relative path that stays inside the
+  /// file's folder once every link is resolved.
+  Error checkUntrustedPath(const toml::node &Item, StringRef Key,
+                           StringRef Given, StringRef Resolved) {
+    auto Refuse = [&](const Twine &Why) {
+      return error(Item, "'" + Key + "' entry '" + Given + "' " + Why +
+                             ": a .gestell.toml found beside the scanned "
+                             "files is data and may name " + Key +
+                             " only inside its own folder (name the config "
+                             "with --config to trust it)");
+    };
+    if (sys::path::is_absolute(Given))
+      return Refuse("is an absolute path");
+    for (StringRef C : make_range(sys::path::begin(Given), sys::path::end(Given)))
+      if (C == "..")
+        return Refuse("climbs out with '..'");
+    std::string Real = realPath(Resolved), Folder = realPath(Dir);
+    if (!Real.empty() && !Folder.empty() && !pathIsWithin(Real, Folder))
+      return Refuse("leads outside the folder through a link (to " + Real + ")");
+    return Error::success();
+  }
+
   std::string Path, Dir;
   ConfigFile &Out;
+  bool Trusted = false;
 };
 
 } // namespace
@@ -288,7 +315,8 @@ std::string normalizedPath(StringRef Path) {
   return std::string(P);
 }
 
-Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given) {
+Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given,
+                                                           bool Trusted) {
   std::string Path = normalizedPath(Given);
   Expected<std::unique_ptr<MemoryBuffer>> Buf =
       openArtifact(Path, Content::Text);
@@ -296,6 +324,7 @@ Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given) {
     return Buf.takeError();
   auto File = std::make_shared<ConfigFile>();
   File->Path = Path;
+  File->Trusted = Trusted;
   toml::table Root;
   try {
     Root = toml::parse(
@@ -373,12 +402,32 @@ Error useConfigFamilies(StringRef Explicit, ArrayRef<std::string> Paths) {
   std::string Path = chooseConfigs(Explicit, Paths).Primary;
   if (Path.empty())
     return Error::success();
-  Expected<std::shared_ptr<const ConfigFile>> F = readConfigFile(Path);
+  Expected<std::shared_ptr<const ConfigFile>> F =
+      readConfigFile(Path, /*Trusted=*/!Explicit.empty());
   if (!F)
     return F.takeError();
   if ((*F)->Families)
     FamilyTable::setActive((*F)->Families);
   return Error::success();
+}
+
+std::vector<std::string> untrustedProgramOptions(const ConfigFile &F,
+                                                 const CheckRegistry &R) {
+  std::vector<std::string> Out;
+  if (F.Trusted)
+    return Out;
+  for (const auto &[Id, Opts] : F.CheckOptions) {
+    const RegisteredCheck *C = R.find(Id);
+    if (!C)
+      continue;
+    for (const auto &[Key, V] : Opts)
+      if (is_contained(C->Info.ProgramOptions, Key))
+        Out.push_back(V.Origin + ": option '" + Key + "' of " + Id +
+                      " names a program to run; a .gestell.toml found beside "
+                      "the scanned files is data and cannot set it (name the "
+                      "config with --config to trust it)");
+  }
+  return Out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -489,8 +538,16 @@ void dumpConfig(raw_ostream &OS, const EffectiveConfig &Cfg,
 
 void explainConfig(raw_ostream &OS, const EffectiveConfig &Cfg,
                    const CheckRegistry &Registry) {
-  OS << "config file: " << (Cfg.file().Path.empty() ? "none" : Cfg.file().Path)
-     << "\n";
+  const ConfigFile &F = Cfg.file();
+  OS << "config file: ";
+  if (F.Path.empty())
+    OS << "none\n";
+  else if (F.Trusted)
+    OS << F.Path << " (named with --config: trusted)\n";
+  else
+    OS << F.Path
+       << " (the nearest .gestell.toml: data only, it cannot name programs "
+          "or files outside its folder)\n";
   for (const RegisteredCheck &C : Registry.checks()) {
     EffectiveConfig::Decision D = Cfg.decide(C.Info);
     OS << (D.Enabled ? "enabled  " : "disabled ") << C.Info.Id << ": ";

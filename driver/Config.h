@@ -76,6 +76,10 @@ struct ConfigPath {
 /// One parsed config file (or the empty default when Path is "").
 struct ConfigFile {
   std::string Path;
+  /// Named on the command line (--config): it may name programs, and rule
+  /// packs anywhere. A config found beside the scanned files is data
+  /// (docs/config.md, "Trust").
+  bool Trusted = false;
   std::vector<GlobItem> Checks, WarningsAsErrors, ExcludeKernels;
   std::map<std::string, ConfiguredOptions, std::less<>> CheckOptions;
   std::map<std::string, std::string, std::less<>> CheckOptionsOrigin;
@@ -88,9 +92,15 @@ struct ConfigFile {
   std::vector<std::string> Warnings;
 };
 
-/// Reads a config file. Syntax and type errors name file:line:col.
+/// Reads a config file. Syntax and type errors name file:line:col; so does,
+/// in a file that is not Trusted, a rule pack outside the file's folder.
 llvm::Expected<std::shared_ptr<const ConfigFile>>
-readConfigFile(llvm::StringRef Path);
+readConfigFile(llvm::StringRef Path, bool Trusted = false);
+
+/// The options of an untrusted file that only a trusted one may set
+/// (CheckInfo::ProgramOptions), each as "file:line:col: why".
+std::vector<std::string> untrustedProgramOptions(const ConfigFile &F,
+                                                 const CheckRegistry &R);
 
 /// The nearest .gestell.toml in Dir or a folder above it ("" = none).
 std::string findNearestConfig(llvm::StringRef Dir);

@@ -200,9 +200,10 @@ int runDiff() {
     S.Path = StatePaths[I];
     S.Found = discoverKernels({StatePaths[I]});
     for (const DiscoveryProblem &P : S.Found.Problems)
-      errs() << Me << P.Path << ": " << P.Message << "\n";
-    Failed |= !S.Found.Problems.empty();
-    if (S.Found.Kernels.empty() && S.Found.Problems.empty()) {
+      errs() << Me << levelPrefix(P.Severity) << P.Path << ": " << P.Message
+             << "\n";
+    Failed |= hasErrors(S.Found);
+    if (S.Found.Kernels.empty() && !hasErrors(S.Found)) {
       errs() << Me << StatePaths[I] << ": no kernels found\n";
       Failed = true;
     }
@@ -232,7 +233,15 @@ int runDiff() {
 
   DiffReport R =
       buildDiffReport(States, Families, Gates, DiffOptions{OpcodesOpt});
-  fillSourceLines(R, Maps);
+  // Source files the debug info names are read only inside the states,
+  // the --path-map targets and the current directory.
+  ReadScope Scope;
+  for (const std::string &P : StatePaths)
+    Scope.allow(P);
+  for (const std::string &T : Maps.targets())
+    Scope.allow(T);
+  Scope.allowCurrentDirectory();
+  fillSourceLines(R, Maps, Scope);
   attachCheckFindings(
       R,
       DiffCheckOptions{ChecksOpt, ConfigOpt,

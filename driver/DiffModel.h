@@ -15,6 +15,7 @@
 
 #include "KernelMatch.h"
 
+#include "ReadScope.h"
 #include "Report.h"
 
 #include "gestell/Bundle.h"
@@ -233,7 +234,8 @@ void attachCheckFindings(DiffReport &R, const DiffCheckOptions &Opts,
 /// Reads the Python line of every TTGIR change site whose file is readable
 /// (as the debug info names it, else through --path-map); files are read
 /// once, at most 16 MB.
-void fillSourceLines(DiffReport &R, const PathMap &Paths);
+void fillSourceLines(DiffReport &R, const PathMap &Paths,
+                     const ReadScope &Scope);
 
 /// Reads one kernel's TTGIR summary (DiffTtgir.cpp).
 TtgirSummary summarizeTtgir(const TtgirModule &M, llvm::StringRef File);

@@ -241,7 +241,8 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
   for (const StateSummary &S : States) {
     R.States.push_back(&S);
     for (const DiscoveryProblem &P : S.Found.Problems)
-      R.Problems.push_back(P.Path + ": " + P.Message);
+      if (P.Severity == Level::Error)
+        R.Problems.push_back(P.Path + ": " + P.Message);
     for (const KernelSummary &K : S.Kernels)
       for (const std::string &P : K.Metrics.Problems)
         R.Problems.push_back(P);

@@ -286,7 +286,8 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
   return Out;
 }
 
-void fillSourceLines(DiffReport &R, const PathMap &Paths) {
+void fillSourceLines(DiffReport &R, const PathMap &Paths,
+                     const ReadScope &Scope) {
   StringMap<std::optional<std::vector<std::string>>> Files;
   auto lines = [&](StringRef File) -> const std::vector<std::string> * {
     auto It = Files.find(File);
@@ -297,7 +298,8 @@ void fillSourceLines(DiffReport &R, const PathMap &Paths) {
         Candidates.push_back(std::move(Mapped));
       for (const std::string &C : Candidates) {
         uint64_t Size = 0;
-        if (sys::fs::file_size(C, Size) || Size > (16u << 20))
+        if (!Scope.permits(C) || sys::fs::file_size(C, Size) ||
+            Size > (16u << 20))
           continue;
         ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(C);
         if (!B)

@@ -50,7 +50,10 @@ LintSession::create(const LintOptions &Opts) {
       S->Files[Path] = std::make_shared<ConfigFile>();
       return Error::success();
     }
-    Expected<std::shared_ptr<const ConfigFile>> F = readConfigFile(Path);
+    bool Trusted = !Opts.ConfigFile.empty() &&
+                   Path == normalizedPath(Opts.ConfigFile);
+    Expected<std::shared_ptr<const ConfigFile>> F =
+        readConfigFile(Path, Trusted);
     if (!F)
       return F.takeError();
     S->Files[Path] = std::move(*F);
@@ -91,6 +94,9 @@ LintSession::create(const LintOptions &Opts) {
   // 3. Merged configs; every enabled (or configured) check made once so a
   // bad option value stops the run before any kernel is read.
   std::vector<std::string> OptionErrors;
+  for (const auto &[Path, F] : S->Files)
+    for (std::string &E : untrustedProgramOptions(*F, S->Registry))
+      OptionErrors.push_back(std::move(E));
   for (const auto &[Path, F] : S->Files) {
     auto Cfg =
         std::make_unique<EffectiveConfig>(F, Opts.CommandLine, S->Registry);
@@ -223,9 +229,9 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
     const std::string &P = Opts.Paths[I];
     Discovery D = discoverKernels({P});
     for (DiscoveryProblem &Prob : D.Problems)
-      R.Notifications.push_back(
-          {Level::Error, Prob.Path + ": " + Prob.Message, "", "", Prob.Path});
-    if (D.Kernels.empty() && D.Problems.empty())
+      R.Notifications.push_back({Prob.Severity, Prob.Path + ": " + Prob.Message,
+                                 "", "", Prob.Path});
+    if (D.Kernels.empty() && !hasErrors(D))
       R.Notifications.push_back(
           {Level::Error,
            P + ": no kernels found (expected a Triton cache, a "
@@ -248,10 +254,10 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   if (!BaselinePath.empty()) {
     Discovery D = discoverKernels({BaselinePath.str()});
     for (DiscoveryProblem &Prob : D.Problems)
-      R.Notifications.push_back({Level::Error,
+      R.Notifications.push_back({Prob.Severity,
                                  "baseline: " + Prob.Path + ": " + Prob.Message,
                                  "", "", Prob.Path});
-    if (D.Kernels.empty() && D.Problems.empty())
+    if (D.Kernels.empty() && !hasErrors(D))
       R.Notifications.push_back(
           {Level::Error,
            "baseline: " + BaselinePath.str() + ": no kernels found", "", "",

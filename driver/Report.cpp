@@ -99,6 +99,10 @@ bool writeOutput(StringRef Path, StringRef Me,
   return true;
 }
 
+StringRef levelPrefix(Level L) {
+  return L == Level::Error ? "" : L == Level::Warning ? "warning: " : "note: ";
+}
+
 StringRef sarifLevel(Level L) {
   switch (L) {
   case Level::Remark:
@@ -109,6 +113,13 @@ StringRef sarifLevel(Level L) {
     return "error";
   }
   llvm_unreachable("unknown level");
+}
+
+std::vector<std::string> PathMap::targets() const {
+  std::vector<std::string> Out;
+  for (const auto &[From, To] : Rules)
+    Out.push_back(To);
+  return Out;
 }
 
 Error PathMap::add(StringRef Spec) {

@@ -31,6 +31,8 @@ public:
   llvm::Error add(llvm::StringRef Spec);
   std::string map(llvm::StringRef Path) const;
   bool empty() const { return Rules.empty(); }
+  /// The TO side of every rule (folders a mapped path may lead into).
+  std::vector<std::string> targets() const;
 
 private:
   std::vector<std::pair<std::string, std::string>> Rules;
@@ -43,6 +45,10 @@ struct ReportOptions {
   /// against it for SARIF helpUri.
   std::string DocsUrl;
 };
+
+/// "" for an error (the default of a message), else "warning: " or
+/// "note: ": how stderr lines say what is not an error.
+llvm::StringRef levelPrefix(Level L);
 
 /// "DIR/NAME": how run notes name a kernel.
 std::string kernelLabel(const Kernel &K);

@@ -113,7 +113,8 @@ int runStats() {
   }
   Discovery D = discoverKernels(Paths);
   for (const DiscoveryProblem &P : D.Problems)
-    errs() << "gestell stats: " << P.Path << ": " << P.Message << "\n";
+    errs() << "gestell stats: " << levelPrefix(P.Severity) << P.Path << ": "
+           << P.Message << "\n";
   if (D.Kernels.empty()) {
     errs() << "gestell stats: no kernels found\n";
     return ExitFailure;
@@ -128,7 +129,7 @@ int runStats() {
 
   // Output: stdout, or a temporary file renamed over -o at the end; the
   // kernels are written as they complete.
-  bool Failed = !D.Problems.empty();
+  bool Failed = hasErrors(D);
   auto Write = [&](raw_ostream &OS) {
     const FamilyTable &Families = FamilyTable::active();
     std::unique_ptr<StatsWriter> W =

@@ -32,6 +32,7 @@ CheckInfo PtxIntentLostInSassCheck::info() {
       "check re-runs `ptxas -v` on the PTX and attaches its C75xx messages.";
   I.Category = "performance";
   I.Precision = "very-high"; // docs/checks/<id>.md, "On real code"
+  I.ProgramOptions = {"Ptxas"};
   I.Tags = {"ptxas", "wgmma"};
   I.DefaultLevel = Level::Warning;
   // The SASS is read when there is one; without it only the ptxas re-run

@@ -1,5 +1,6 @@
 //===- Bundle.cpp - Finding kernels in caches, dump dirs and folders ------===//
 #include "gestell/Bundle.h"
+#include "JsonInput.h"
 #include "gestell/Error.h"
 #include "gestell/Input.h"
 
@@ -83,10 +84,13 @@ public:
       Result.Problems.push_back({Given.str(), "cannot read: " + EC.message()});
       return;
     }
+    std::string Real = realPath(Abs);
     if (St.type() == sys::fs::file_type::directory_file) {
+      Roots.push_back(Real);
       walkDir(Abs, 0);
       return;
     }
+    Roots.push_back(std::string(sys::path::parent_path(Real)));
     addSingleFile(Given, Abs);
   }
 
@@ -110,6 +114,28 @@ public:
 private:
   std::map<std::pair<std::string, std::string>, Kernel> Kernels;
   std::set<sys::fs::UniqueID> Visited;
+  /// Real paths of the scanned folders (of a file: its folder).
+  std::vector<std::string> Roots;
+
+  /// Whether Entry, a link or what it names, stays inside the scanned
+  /// folders once every link is resolved; a link out is reported once.
+  bool insideRoots(StringRef Entry) {
+    sys::fs::file_status L;
+    if (sys::fs::status(Entry, L, /*follow=*/false) ||
+        L.type() != sys::fs::file_type::symlink_file)
+      return true;
+    std::string Real = realPath(Entry);
+    for (const std::string &R : Roots)
+      if (!R.empty() && pathIsWithin(Real, R))
+        return true;
+    Result.Problems.push_back(
+        {Entry.str(),
+         "a link to " + Real +
+             ", outside the scanned folders: not followed (name that path "
+             "on the command line to scan it)",
+         Level::Warning});
+    return false;
+  }
 
   Kernel &kernel(StringRef Dir, StringRef Name) {
     Kernel &K = Kernels[{Dir.str(), Name.str()}];
@@ -163,12 +189,24 @@ private:
           Result.Problems.push_back({Path.str(), "cannot read (broken link?)"});
         continue;
       }
+      if (!insideRoots(Path))
+        continue;
       if (ESt.type() == sys::fs::file_type::directory_file) {
+        if (classify(FileName))
+          Result.Problems.push_back(
+              {Path.str(), "is a folder, not a file: not read as an artifact",
+               Level::Remark});
         SubDirs.push_back(Path.str());
         continue;
       }
-      if (ESt.type() != sys::fs::file_type::regular_file)
+      if (ESt.type() != sys::fs::file_type::regular_file) {
+        if (classify(FileName))
+          Result.Problems.push_back(
+              {Path.str(),
+               "is not a regular file (a FIFO, socket or device): not read",
+               Level::Remark});
         continue;
+      }
       if (FileName.starts_with(GroupPrefix) && FileName.ends_with(".json")) {
         // __grp__<name>.json lists absolute paths from the machine that wrote
         // it; we never follow them. It only tells us a kernel name to expect.
@@ -228,6 +266,12 @@ private:
   }
 };
 } // namespace
+
+bool hasErrors(const Discovery &D) {
+  return any_of(D.Problems, [](const DiscoveryProblem &P) {
+    return P.Severity == Level::Error;
+  });
+}
 
 StringRef stageName(Stage S) { return info(S).Name; }
 StringRef stageSuffix(Stage S) { return info(S).Suffix; }
@@ -292,12 +336,13 @@ Expected<KernelMetadata> readKernelMetadata(StringRef Path) {
   auto Buf = openArtifact(Path, Content::Text);
   if (!Buf)
     return Buf.takeError();
-  Expected<json::Value> V = json::parse((*Buf)->getBuffer());
-  if (!V) {
-    std::string Msg = toString(V.takeError());
-    // json::parse reports "[line:col]" or "[1:2, byte=1]"; keep its text.
-    return inputError(Path, "invalid JSON metadata: " + Msg);
-  }
+  return parseKernelMetadata((*Buf)->getBuffer(), Path);
+}
+
+Expected<KernelMetadata> parseKernelMetadata(StringRef Text, StringRef Path) {
+  Expected<json::Value> V = parseJsonInput(Text, Path, "JSON metadata");
+  if (!V)
+    return V.takeError();
   const json::Object *O = V->getAsObject();
   if (!O)
     return inputError(Path, "metadata is not a JSON object");

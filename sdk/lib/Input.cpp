@@ -39,7 +39,7 @@ Expected<std::unique_ptr<MemoryBuffer>> openArtifact(StringRef Path,
                         "binary data (NUL byte) where text was expected");
     }
   }
-  return std::move(Buf);
+  return Buf;
 }
 
 LineCol lineColOf(StringRef Buffer, size_t Offset) {
@@ -51,6 +51,21 @@ LineCol lineColOf(StringRef Buffer, size_t Offset) {
   size_t LastNl = Before.rfind('\n');
   LC.Column = 1 + (LastNl == StringRef::npos ? Offset : Offset - LastNl - 1);
   return LC;
+}
+
+std::string realPath(StringRef Path) {
+  SmallString<256> Real;
+  if (sys::fs::real_path(Path, Real))
+    return "";
+  return std::string(Real);
+}
+
+bool pathIsWithin(StringRef Path, StringRef Folder) {
+  Folder = Folder.rtrim('/');
+  if (!Path.starts_with(Folder))
+    return false;
+  return Path.size() == Folder.size() || Path[Folder.size()] == '/' ||
+         Folder.empty();
 }
 
 } // namespace gestell

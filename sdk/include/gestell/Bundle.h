@@ -11,6 +11,8 @@
 #ifndef GESTELL_BUNDLE_H
 #define GESTELL_BUNDLE_H
 
+#include "gestell/Level.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -85,10 +87,13 @@ struct Kernel {
   llvm::StringRef target() const;
 };
 
-/// A problem with an input path itself (does not exist, symlink loop, ...).
+/// A problem with an input path itself (does not exist, unreadable, ...):
+/// an error. Entries skipped on purpose are warnings (a link out of the
+/// scanned folder) or remarks (a folder or FIFO named like an artifact).
 struct DiscoveryProblem {
   std::string Path;
   std::string Message;
+  Level Severity = Level::Error;
 };
 
 struct Discovery {
@@ -96,13 +101,23 @@ struct Discovery {
   std::vector<DiscoveryProblem> Problems;
 };
 
-/// Finds kernels under each path (a file or a folder, searched recursively;
-/// symlinks followed once, loops detected). Never fails as a whole: a path
-/// that cannot be read becomes a DiscoveryProblem.
+/// Finds kernels under each path (a file or a folder, searched recursively).
+/// Links are followed only to files and folders inside the scanned paths
+/// (after resolving every link), each folder once, so a link to `/` or out
+/// of the bundle is never followed. Never fails as a whole: a path that
+/// cannot be read becomes a DiscoveryProblem.
 Discovery discoverKernels(llvm::ArrayRef<std::string> Paths);
+
+/// Whether any problem of D is an error (the run then exits 2).
+bool hasErrors(const Discovery &D);
 
 /// Parses a Triton metadata .json file. Exposed for tests.
 llvm::Expected<KernelMetadata> readKernelMetadata(llvm::StringRef Path);
+/// Parses Triton metadata held in memory (Path is used in messages only).
+/// Errors are InputErrors at Path:line:col, nesting deeper than 256 levels
+/// among them.
+llvm::Expected<KernelMetadata> parseKernelMetadata(llvm::StringRef Text,
+                                                   llvm::StringRef Path);
 
 /// The target, warps, CTAs and threads per warp in the `module attributes
 /// {...}` line of a .ttgir (FromTtgir set); nullopt when the file cannot be

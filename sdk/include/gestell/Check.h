@@ -69,6 +69,11 @@ struct CheckInfo {
   /// rule property `precision` (GitHub code scanning sorts and filters by
   /// it).
   std::string Precision = "medium";
+  /// Options whose value names a program to run or a file to read (a
+  /// ptxas). Only a config named on the command line (--config) may set
+  /// them: a .gestell.toml found beside the scanned files is data, and one
+  /// that sets such an option stops the run (docs/config.md, "Trust").
+  std::vector<std::string> ProgramOptions;
 };
 
 /// What a check looks at: one kernel, and, with --baseline, the kernel of

@@ -15,6 +15,7 @@
 #define GESTELL_DIAGNOSTIC_H
 
 #include "gestell/Bundle.h"
+#include "gestell/Level.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -26,12 +27,6 @@
 
 namespace gestell {
 
-/// Severity, in increasing order. SARIF spells Remark "note".
-enum class Level : uint8_t { Remark, Warning, Error };
-
-/// "remark", "warning", "error".
-llvm::StringRef levelName(Level L);
-std::optional<Level> levelFromName(llvm::StringRef Name);
 
 /// A place in an artifact of the kernel, or in the Python source. (Not
 /// gestell::Location of SourceLoc.h, which is an MLIR location node.)

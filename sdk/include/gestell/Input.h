@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace gestell {
 
@@ -35,6 +36,13 @@ struct LineCol {
   unsigned Column = 0;
 };
 LineCol lineColOf(llvm::StringRef Buffer, size_t Offset);
+
+/// Path with every link resolved (the real path), or "" when it does not
+/// exist or cannot be resolved.
+std::string realPath(llvm::StringRef Path);
+
+/// Whether Path is Folder or lies under it; both already real paths.
+bool pathIsWithin(llvm::StringRef Path, llvm::StringRef Folder);
 
 } // namespace gestell
 
