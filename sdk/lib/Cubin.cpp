@@ -52,19 +52,21 @@ struct Attribute {
   uint8_t Format = 0, Id = 0;
   uint16_t Value = 0; ///< the value (NVAL/BVAL/HVAL) or payload size (SVAL)
   ArrayRef<uint8_t> Payload;
+  size_t Offset = 0; ///< of the record's header in its section
 };
 
 /// Splits an .nv.info section into records. A record running past the end
 /// of the section is malformed input.
 Error forEachAttribute(ArrayRef<uint8_t> Data, StringRef Path,
                        StringRef Section,
-                       function_ref<void(const Attribute &)> Fn) {
+                       function_ref<Error(const Attribute &)> Fn) {
   size_t P = 0;
   while (P < Data.size()) {
     if (Data.size() - P < 4)
       return inputError(Path, "malformed cubin: section " + Section +
                                   " ends inside an attribute header");
     Attribute A;
+    A.Offset = P;
     A.Format = Data[P];
     A.Id = Data[P + 1];
     A.Value = support::endian::read16le(Data.data() + P + 2);
@@ -80,7 +82,8 @@ Error forEachAttribute(ArrayRef<uint8_t> Data, StringRef Path,
       return inputError(Path, "malformed cubin: unknown attribute format " +
                                   Twine(unsigned(A.Format)) + " in " + Section);
     }
-    Fn(A);
+    if (Error E = Fn(A))
+      return E;
   }
   return Error::success();
 }
@@ -215,7 +218,8 @@ Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
                                   Twine(Data.size()) + " bytes)");
 
   // Symbols: index -> (name, section, st_other), for the FUNC symbols that
-  // .nv.info records point at.
+  // .nv.info records point at. A vector by index, not a map: an index is
+  // any 32-bit value a record holds, the map's reserved keys included.
   const ELF64LE::Shdr *SymTab = nullptr;
   for (const auto &Sec : *Sections)
     if (Sec.sh_type == ELF::SHT_SYMTAB)
@@ -225,7 +229,10 @@ Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
     unsigned Section;
     uint8_t Other;
   };
-  DenseMap<uint32_t, FuncSym> Funcs;
+  std::vector<std::optional<FuncSym>> Funcs;
+  // The FUNC symbols of each section (st_shndx is 16 bits: never a reserved
+  // key of the map).
+  DenseMap<unsigned, SmallVector<uint32_t, 1>> FuncsInSection;
   if (SymTab) {
     Expected<ELF64LEFile::Elf_Sym_Range> Syms = File.symbols(SymTab);
     if (!Syms)
@@ -233,13 +240,15 @@ Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
     Expected<StringRef> StrTab = File.getStringTableForSymtab(*SymTab);
     if (!StrTab)
       return malformed(Path, StrTab.takeError());
+    Funcs.resize(Syms->size());
     uint32_t Index = 0;
     for (const auto &Sym : *Syms) {
       if (Sym.getType() == ELF::STT_FUNC) {
         Expected<StringRef> Name = Sym.getName(*StrTab);
         if (!Name)
           return malformed(Path, Name.takeError());
-        Funcs[Index] = {*Name, Sym.st_shndx, Sym.st_other};
+        Funcs[Index] = FuncSym{*Name, Sym.st_shndx, Sym.st_other};
+        FuncsInSection[Sym.st_shndx].push_back(Index);
       }
       ++Index;
     }
@@ -268,9 +277,10 @@ Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
       K.Name = Fn.str();
       K.CodeBytes = Sec.sh_size;
       K.Registers = Sec.sh_info >> 24; // pre-Hopper; REGCOUNT overrides
-      for (const auto &[Idx, S] : Funcs)
-        if (S.Section == ThisIndex && S.Name == Fn)
-          K.IsEntry = S.Other & STO_CUDA_ENTRY;
+      if (auto It = FuncsInSection.find(ThisIndex); It != FuncsInSection.end())
+        for (uint32_t Idx : It->second)
+          if (Funcs[Idx]->Name == Fn)
+            K.IsEntry = Funcs[Idx]->Other & STO_CUDA_ENTRY;
       KernelIndex[Fn] = Info.Kernels.size();
       Info.Kernels.push_back(std::move(K));
     } else if (Name.starts_with(".nv.shared.") &&
@@ -298,8 +308,7 @@ Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
     return It == KernelIndex.end() ? nullptr : &Info.Kernels[It->second];
   };
   auto KernelOfSymbol = [&](uint32_t Sym) -> CubinKernel * {
-    auto It = Funcs.find(Sym);
-    return It == Funcs.end() ? nullptr : KernelNamed(It->second.Name);
+    return Funcs[Sym] ? KernelNamed(Funcs[Sym]->Name) : nullptr;
   };
   for (const Pending &P : Shared)
     if (CubinKernel *K = KernelNamed(P.Name))
@@ -315,24 +324,34 @@ Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
     // .nv.info.<fn> records concern <fn>; .nv.info records name a symbol.
     CubinKernel *Own =
         SecName == ".nv.info" ? nullptr : KernelNamed(SecName.drop_front(9));
-    Error E =
-        forEachAttribute(Contents, Path, SecName, [&](const Attribute &A) {
+    Error E = forEachAttribute(
+        Contents, Path, SecName, [&](const Attribute &A) -> Error {
           bool PerSymbol =
               A.Format == EIFMT_SVAL && A.Payload.size() == 8 &&
               (A.Id == EIATTR_REGCOUNT || A.Id == EIATTR_FRAME_SIZE);
           if (PerSymbol) {
-            CubinKernel *K = KernelOfSymbol(word(A.Payload, 0));
+            uint32_t Sym = word(A.Payload, 0);
+            if (Sym >= Funcs.size()) {
+              uint64_t At = Contents.data() - Data.bytes_begin() + A.Offset;
+              return inputError(Path, "malformed cubin: the " + SecName +
+                                          " record at byte 0x" +
+                                          Twine::utohexstr(At) +
+                                          " names symbol " + Twine(Sym) +
+                                          ", past the symbol table's " +
+                                          Twine(Funcs.size()) + " symbols");
+            }
+            CubinKernel *K = KernelOfSymbol(Sym);
             if (!K)
-              return; // a helper without its own .text section
+              return Error::success(); // a helper without its own .text
             uint32_t V = word(A.Payload, 1);
             if (A.Id == EIATTR_REGCOUNT)
               K->Registers = V;
             else
               K->Stack = V;
-            return;
+            return Error::success();
           }
           if (!Own)
-            return;
+            return Error::success();
           if (A.Id == EIATTR_MAXREG_COUNT && A.Format == EIFMT_HVAL)
             Own->MaxRegisters = A.Value;
           else if ((A.Id == EIATTR_MAX_THREADS || A.Id == EIATTR_REQNTID) &&
@@ -342,6 +361,7 @@ Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
             (A.Id == EIATTR_MAX_THREADS ? Own->MaxThreads
                                         : Own->RequiredThreads) = N;
           }
+          return Error::success();
         });
     if (E)
       return E;

@@ -174,11 +174,16 @@ bool Expr::usesBase() const {
                 [](const Metric &M) { return M.Side == MetricSide::Base; });
 }
 
+/// The shortest text that reads back as V, in the grammar's NUMBER form
+/// (digits with an optional fraction, never an exponent: 9e15 prints as
+/// 9000000000000000). Literals are never negative (`-` is an operator).
 static std::string formatNumber(double V) {
   if (V == std::floor(V) && std::fabs(V) < 1e15)
     return std::to_string(static_cast<int64_t>(V));
-  char Buf[64];
-  auto R = std::to_chars(Buf, Buf + sizeof(Buf), V);
+  // Fixed notation of a double takes at most 309 integer digits or 1074
+  // fraction digits.
+  char Buf[1100];
+  auto R = std::to_chars(Buf, Buf + sizeof(Buf), V, std::chars_format::fixed);
   return std::string(Buf, R.ptr);
 }
 
