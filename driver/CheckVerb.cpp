@@ -10,6 +10,7 @@
 #include "LintSession.h"
 #include "Report.h"
 #include "Verb.h"
+#include "OccupancyReport.h"
 
 #include "gestell/KernelView.h"
 
@@ -64,6 +65,12 @@ cl::opt<std::string> NvdisasmOpt(
     cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
              "(default: the one on PATH, else the triton package's)"),
     cl::value_desc("PATH"), GESTELL_CHECK_OPTION);
+cl::opt<std::string> DeviceOpt(
+    "device",
+    cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
+             "B200, RTX 4090, RTX 5090, ...; docs/occupancy.md) instead of "
+             "the capability each cubin was built for"),
+    cl::value_desc("NAME"), GESTELL_CHECK_OPTION);
 cl::list<std::string> LoadOpt("load", cl::desc("Load a check plugin"),
                               cl::value_desc("PLUGIN"), GESTELL_CHECK_OPTION);
 cl::opt<bool> AllowConfigPluginsOpt(
@@ -196,6 +203,10 @@ int runCheckVerb() {
   Expected<AnalysisOptions> Analysis = analysisOptions(NvdisasmOpt);
   if (!Analysis)
     return fail(toString(Analysis.takeError()));
+  Expected<const DevicePart *> Device = parseDeviceOption(DeviceOpt);
+  if (!Device)
+    return fail(toString(Device.takeError()));
+  Analysis->Device = *Device;
 
   RunReport R = Session.run(BaselineOpt, JobsOpt, *Analysis);
   for (const Notification &N : R.Notifications)

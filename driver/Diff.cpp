@@ -22,6 +22,7 @@
 #include "Config.h"
 #include "DiffModel.h"
 #include "Verb.h"
+#include "OccupancyReport.h"
 
 #include "gestell/KernelView.h"
 
@@ -80,6 +81,12 @@ cl::opt<std::string> NvdisasmOpt(
     cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
              "(default: PATH, then an installed triton package)"),
     cl::value_desc("PATH"), GESTELL_DIFF_OPTION);
+cl::opt<std::string> DeviceOpt(
+    "device",
+    cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
+             "B200, RTX 4090, RTX 5090, ...; docs/occupancy.md) instead of "
+             "the capability each cubin was built for"),
+    cl::value_desc("NAME"), GESTELL_DIFF_OPTION);
 cl::opt<unsigned> JobsOpt("j",
                           cl::desc("Kernels read in parallel (0 = one per "
                                    "core); output is the same for any N"),
@@ -216,6 +223,12 @@ int runDiff() {
     errs() << Me << toString(Analysis.takeError()) << "\n";
     return ExitFailure;
   }
+  Expected<const DevicePart *> Device = parseDeviceOption(DeviceOpt);
+  if (!Device) {
+    errs() << Me << toString(Device.takeError()) << "\n";
+    return ExitFailure;
+  }
+  Analysis->Device = *Device;
   const AnalysisOptions &Opts = *Analysis;
 
   {

@@ -213,8 +213,10 @@ void compareCounts(KernelDiff &D, const FamilyTable &Families,
 }
 
 void compareResources(KernelDiff &D) {
-  for (Resource Res : {Resource::Registers, Resource::Stack, Resource::Local,
-                       Resource::SharedStatic, Resource::SharedDynamic}) {
+  for (Resource Res :
+       {Resource::Registers, Resource::Stack, Resource::Local,
+        Resource::SharedStatic, Resource::SharedDynamic, Resource::BlocksPerSM,
+        Resource::WarpsPerSM}) {
     ResourceRow R;
     R.Name = resourceName(Res).str();
     R.Values.resize(D.States.size());

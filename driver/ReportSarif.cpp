@@ -94,144 +94,161 @@ json::Object rule(const RegisteredCheck &C, const ReportOptions &Opt) {
 
 } // namespace
 
+namespace {
+
+json::Object resultObject(const Result &Res, StringRef Fingerprint,
+                          const StringMap<unsigned> &RuleIndex,
+                          const ReportOptions &Opt) {
+  const Diagnostic &D = Res.Diag;
+
+  // The message carries the notes and the hint: code scanning shows the
+  // message, not properties.
+  std::string Msg = sentence(D.Message);
+  for (const Note &N : D.Notes)
+    if (!N.Loc)
+      Msg += "\n" + sentence(N.Message);
+  if (D.Hint)
+    Msg += "\nFix hint (" + D.Hint->Where + "): " + sentence(D.Hint->Message);
+
+  json::Array Related;
+  auto AddRelated = [&](const DiagLoc &L, StringRef Message) {
+    json::Object O = location(L, Opt.Paths);
+    O["id"] = Related.size();
+    O["message"] = text(Message);
+    Related.push_back(std::move(O));
+  };
+  json::Array Locations;
+  if (D.SourceLoc) {
+    Locations.push_back(location(*D.SourceLoc, Opt.Paths));
+    AddRelated(D.Primary,
+               D.Primary.Message.empty()
+                   ? "the " + stageName(*D.Primary.ArtifactStage).upper() +
+                         " line the check read"
+                   : D.Primary.Message);
+  } else {
+    Locations.push_back(location(D.Primary, Opt.Paths));
+  }
+  for (const DiagLoc &L : D.Related)
+    AddRelated(L, relatedMessage(L));
+  for (const Note &N : D.Notes)
+    if (N.Loc)
+      AddRelated(*N.Loc, N.Message);
+
+  json::Object Props{{"kernel", D.Kernel}, {"target", D.Target}};
+  if (D.Primary.ArtifactStage)
+    Props["stage"] = stageName(*D.Primary.ArtifactStage);
+  if (D.Hint)
+    Props["stageHint"] = D.Hint->Where;
+  if (Res.Promoted)
+    Props["warningsAsErrors"] = true;
+
+  auto RI = RuleIndex.find(D.CheckId);
+  json::Object O{
+      {"ruleId", D.CheckId},
+      {"level", sarifLevel(D.Severity)},
+      {"message", json::Object{{"text", Msg}}},
+      {"locations", std::move(Locations)},
+      {"partialFingerprints", json::Object{{"gestell/v1", Fingerprint}}},
+      {"properties", std::move(Props)},
+  };
+  if (RI != RuleIndex.end())
+    O["ruleIndex"] = RI->second;
+  if (!Related.empty())
+    O["relatedLocations"] = std::move(Related);
+  if (Res.Suppressed)
+    O["suppressions"] = json::Array{json::Object{
+        {"kind", "external"},
+        {"status", "accepted"},
+        {"justification", Res.SuppressionReason},
+    }};
+  if (!Res.BaselineState.empty())
+    O["baselineState"] = Res.BaselineState;
+  return O;
+}
+
+json::Object notificationObject(const Notification &N,
+                                const StringMap<unsigned> &RuleIndex,
+                                const ReportOptions &Opt) {
+  json::Object O{{"level", sarifLevel(N.Severity)},
+                 {"message", text(N.Message)}};
+  if (!N.File.empty()) {
+    json::Object Artifact{{"uri", pathToUri(Opt.Paths.map(N.File))}};
+    json::Object Phys{{"artifactLocation", std::move(Artifact)}};
+    if (N.Line) {
+      json::Object Region{{"startLine", N.Line}};
+      if (N.Column)
+        Region["startColumn"] = N.Column;
+      Phys["region"] = std::move(Region);
+    }
+    json::Object Loc{{"physicalLocation", std::move(Phys)}};
+    O["locations"] = json::Array{std::move(Loc)};
+  }
+  if (!N.CheckId.empty()) {
+    json::Object Ref{{"id", N.CheckId}};
+    auto RI = RuleIndex.find(N.CheckId);
+    if (RI != RuleIndex.end())
+      Ref["index"] = RI->second;
+    O["associatedRule"] = std::move(Ref);
+  }
+  if (!N.Kernel.empty())
+    O["properties"] = json::Object{{"kernel", N.Kernel}};
+  return O;
+}
+
+} // namespace
+
+// Streamed, one result (rule, notification) at a time, so memory holds no
+// document: members are written in the order llvm::json prints an Object
+// (sorted by key), which keeps the bytes those tests and docs pin.
 void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
   StringMap<unsigned> RuleIndex;
-  json::Array Rules;
-  for (const RegisteredCheck *C : R.Rules) {
-    RuleIndex[C->Info.Id] = Rules.size();
-    Rules.push_back(rule(*C, Opt));
-  }
-
+  unsigned NumRules = 0;
+  for (const RegisteredCheck *C : R.Rules)
+    RuleIndex[C->Info.Id] = NumRules++;
   std::vector<std::string> Fingerprints = resultFingerprints(R);
-  json::Array Results;
-  for (size_t I = 0; I < R.Results.size(); ++I) {
-    const Result &Res = R.Results[I];
-    const Diagnostic &D = Res.Diag;
 
-    // The message carries the notes and the hint: code scanning shows the
-    // message, not properties.
-    std::string Msg = sentence(D.Message);
-    for (const Note &N : D.Notes)
-      if (!N.Loc)
-        Msg += "\n" + sentence(N.Message);
-    if (D.Hint)
-      Msg += "\nFix hint (" + D.Hint->Where + "): " + sentence(D.Hint->Message);
-
-    json::Array Related;
-    auto AddRelated = [&](const DiagLoc &L, StringRef Message) {
-      json::Object O = location(L, Opt.Paths);
-      O["id"] = Related.size();
-      O["message"] = text(Message);
-      Related.push_back(std::move(O));
-    };
-    json::Array Locations;
-    if (D.SourceLoc) {
-      Locations.push_back(location(*D.SourceLoc, Opt.Paths));
-      AddRelated(D.Primary,
-                 D.Primary.Message.empty()
-                     ? "the " + stageName(*D.Primary.ArtifactStage).upper() +
-                           " line the check read"
-                     : D.Primary.Message);
-    } else {
-      Locations.push_back(location(D.Primary, Opt.Paths));
-    }
-    for (const DiagLoc &L : D.Related)
-      AddRelated(L, relatedMessage(L));
-    for (const Note &N : D.Notes)
-      if (N.Loc)
-        AddRelated(*N.Loc, N.Message);
-
-    json::Object Props{{"kernel", D.Kernel}, {"target", D.Target}};
-    if (D.Primary.ArtifactStage)
-      Props["stage"] = stageName(*D.Primary.ArtifactStage);
-    if (D.Hint)
-      Props["stageHint"] = D.Hint->Where;
-    if (Res.Promoted)
-      Props["warningsAsErrors"] = true;
-
-    auto RI = RuleIndex.find(D.CheckId);
-    json::Object O{
-        {"ruleId", D.CheckId},
-        {"level", sarifLevel(D.Severity)},
-        {"message", json::Object{{"text", Msg}}},
-        {"locations", std::move(Locations)},
-        {"partialFingerprints", json::Object{{"gestell/v1", Fingerprints[I]}}},
-        {"properties", std::move(Props)},
-    };
-    if (RI != RuleIndex.end())
-      O["ruleIndex"] = RI->second;
-    if (!Related.empty())
-      O["relatedLocations"] = std::move(Related);
-    if (Res.Suppressed)
-      O["suppressions"] = json::Array{json::Object{
-          {"kind", "external"},
-          {"status", "accepted"},
-          {"justification", Res.SuppressionReason},
-      }};
-    if (!Res.BaselineState.empty())
-      O["baselineState"] = Res.BaselineState;
-    Results.push_back(std::move(O));
-  }
-
-  json::Array Notifications;
-  for (const Notification &N : R.Notifications) {
-    json::Object O{{"level", sarifLevel(N.Severity)},
-                   {"message", text(N.Message)}};
-    if (!N.File.empty()) {
-      json::Object Artifact{{"uri", pathToUri(Opt.Paths.map(N.File))}};
-      json::Object Phys{{"artifactLocation", std::move(Artifact)}};
-      if (N.Line) {
-        json::Object Region{{"startLine", N.Line}};
-        if (N.Column)
-          Region["startColumn"] = N.Column;
-        Phys["region"] = std::move(Region);
-      }
-      json::Object Loc{{"physicalLocation", std::move(Phys)}};
-      O["locations"] = json::Array{std::move(Loc)};
-    }
-    if (!N.CheckId.empty()) {
-      json::Object Ref{{"id", N.CheckId}};
-      auto RI = RuleIndex.find(N.CheckId);
-      if (RI != RuleIndex.end())
-        Ref["index"] = RI->second;
-      O["associatedRule"] = std::move(Ref);
-    }
-    if (!N.Kernel.empty())
-      O["properties"] = json::Object{{"kernel", N.Kernel}};
-    Notifications.push_back(std::move(O));
-  }
-
-  json::Array Extensions;
-  for (const PluginRecord &P : R.Plugins)
-    Extensions.push_back(
-        json::Object{{"name", P.Name}, {"version", P.Version}});
-
-  json::Object Driver{
-      {"name", "gestell"},
-      {"version", Opt.ToolVersion},
-      {"semanticVersion", Opt.ToolVersion},
-      {"rules", std::move(Rules)},
-  };
-  if (!Opt.DocsUrl.empty())
-    Driver["informationUri"] = Opt.DocsUrl;
-  json::Object Tool{{"driver", std::move(Driver)}};
-  if (!Extensions.empty())
-    Tool["extensions"] = std::move(Extensions);
-
-  json::Value Doc = json::Object{
-      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-      {"version", "2.1.0"},
-      {"runs",
-       json::Array{json::Object{
-           {"tool", std::move(Tool)},
-           {"invocations",
-            json::Array{json::Object{
-                {"executionSuccessful", R.executionSuccessful()},
-                {"toolExecutionNotifications", std::move(Notifications)}}}},
-           {"results", std::move(Results)},
-       }}},
-  };
-  OS << formatv("{0:2}", Doc) << "\n";
+  json::OStream J(OS, /*IndentSize=*/2);
+  J.objectBegin();
+  J.attribute("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+  J.attributeArray("runs", [&] {
+    J.objectBegin();
+    J.attributeArray("invocations", [&] {
+      J.objectBegin();
+      J.attribute("executionSuccessful", R.executionSuccessful());
+      J.attributeArray("toolExecutionNotifications", [&] {
+        for (const Notification &N : R.Notifications)
+          J.value(notificationObject(N, RuleIndex, Opt));
+      });
+      J.objectEnd();
+    });
+    J.attributeArray("results", [&] {
+      for (size_t I = 0; I < R.Results.size(); ++I)
+        J.value(resultObject(R.Results[I], Fingerprints[I], RuleIndex, Opt));
+    });
+    J.attributeObject("tool", [&] {
+      J.attributeObject("driver", [&] {
+        if (!Opt.DocsUrl.empty())
+          J.attribute("informationUri", Opt.DocsUrl);
+        J.attribute("name", "gestell");
+        J.attributeArray("rules", [&] {
+          for (const RegisteredCheck *C : R.Rules)
+            J.value(rule(*C, Opt));
+        });
+        J.attribute("semanticVersion", Opt.ToolVersion);
+        J.attribute("version", Opt.ToolVersion);
+      });
+      if (!R.Plugins.empty())
+        J.attributeArray("extensions", [&] {
+          for (const PluginRecord &P : R.Plugins)
+            J.value(json::Object{{"name", P.Name}, {"version", P.Version}});
+        });
+    });
+    J.objectEnd();
+  });
+  J.attribute("version", "2.1.0");
+  J.objectEnd();
+  J.flush();
+  OS << "\n";
 }
 
 } // namespace gestell::driver

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Stats.h"
+#include "OccupancyReport.h"
 #include "Config.h"
 #include "Report.h"
 #include "Verb.h"
@@ -58,6 +59,12 @@ cl::opt<std::string> NvdisasmOpt(
     cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
              "(default: PATH, then an installed triton package)"),
     cl::value_desc("PATH"), GESTELL_STATS_OPTION);
+cl::opt<std::string> DeviceOpt(
+    "device",
+    cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
+             "B200, RTX 4090, RTX 5090, ...; docs/occupancy.md) instead of "
+             "the capability each cubin was built for"),
+    cl::value_desc("NAME"), GESTELL_STATS_OPTION);
 cl::opt<unsigned> JobsOpt("j",
                           cl::desc("Kernels read in parallel (0 = one per "
                                    "core); output is the same for any N"),
@@ -125,6 +132,12 @@ int runStats() {
     errs() << "gestell stats: " << toString(Analysis.takeError()) << "\n";
     return ExitFailure;
   }
+  Expected<const DevicePart *> Device = parseDeviceOption(DeviceOpt);
+  if (!Device) {
+    errs() << "gestell stats: " << toString(Device.takeError()) << "\n";
+    return ExitFailure;
+  }
+  Analysis->Device = *Device;
   const AnalysisOptions &Opts = *Analysis;
 
   // Output: stdout, or a temporary file renamed over -o at the end; the

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Stats.h"
+#include "OccupancyReport.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -64,6 +65,10 @@ public:
     Int("tmem_size", M ? M->TmemSize : std::nullopt);
     Int("max_registers",
         S.Resources ? S.Resources->MaxRegisters : std::nullopt);
+    J.attributeBegin("occupancy");
+    writeOccupancyJson(J, S.Occupancy);
+    J.attributeEnd();
+    Str("occupancy_unknown", S.Occupancy.Value ? "" : S.Occupancy.Unknown);
     J.attributeArray("stages_present", [&] {
       for (StringRef P : K.presentStages())
         J.value(P);

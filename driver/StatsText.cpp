@@ -7,6 +7,7 @@
 //   matmul  /cache/PUMN3FJ.../
 //     hash ca43a190ad3d  cuda:90 (sm_90a)  4 warps  3 stages  triton 3.6.0
 //     registers 168  stack 0  local 0  shared 1024 static + 98304 dynamic
+//     occupancy 2 blocks/SM, 8 warps/SM (12.5%) on compute capability 9.0, limited by shared memory
 //     stages: cubin json ptx source ttgir ttir  missing: sass
 //
 //     family      ptx  in loops     sass  in loops
@@ -15,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Stats.h"
+#include "OccupancyReport.h"
 
 #include "llvm/Support/Format.h"
 
@@ -84,6 +86,7 @@ private:
         OS << "  tmem " << *K.Meta->TmemSize;
       OS << "\n";
     }
+    OS << "  occupancy " << occupancyText(S.Occupancy) << "\n";
     OS << "  stages:";
     for (StringRef P : K.presentStages())
       OS << " " << P;

@@ -14,6 +14,7 @@
 
 #include "gestell/Diagnostic.h"
 #include "gestell/Families.h"
+#include "gestell/StageFamilies.h"
 #include "gestell/KernelView.h"
 #include "gestell/Ptx.h"
 #include "gestell/Sass.h"

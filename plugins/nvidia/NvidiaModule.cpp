@@ -5,6 +5,7 @@
 // tools/new_check.py adds the line for a new check.
 //
 //===----------------------------------------------------------------------===//
+#include "OccupancyCheck.h"
 #include "PtxIntentLostInSassCheck.h"
 #include "RegisterSpillCheck.h"
 #include "StagingExplosionCheck.h"
@@ -21,6 +22,7 @@ void registerChecks(gestell::CheckRegistry &R) {
   R.add<RegisterSpillCheck>();
   R.add<StagingExplosionCheck>();
   R.add<TmaFallbackCheck>();
+  R.add<gestell::nvidia::OccupancyCheck>();
 }
 
 } // namespace

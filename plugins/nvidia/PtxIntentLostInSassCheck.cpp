@@ -162,6 +162,9 @@ struct PtxIntentLostInSassCheck::Code {
   const PtxFunction &PF;
   const SassModule *Sass; ///< null when the kernel has no SASS
   const SassFunction *SF; ///< null when the kernel has no SASS
+  /// Every instruction's family and mapping (KernelView::families).
+  const StageFamilies &PtxFamilies;
+  const StageFamilies *SassFamilies; ///< null when the kernel has no SASS
 };
 
 /// ptxas's C75xx messages, each attached to one result at most.
@@ -199,7 +202,8 @@ Error PtxIntentLostInSassCheck::check(CheckInput &In) {
   }
   if (!SF && Ptxas.empty())
     return Error::success(); // nothing to compare the PTX with
-  Code C{K, *Ptx, *PF, Sass, SF};
+  Code C{K, *Ptx, *PF, Sass, SF, In.Kernel.families(*Ptx),
+         Sass ? &In.Kernel.families(*Sass) : nullptr};
 
   PtxasNotes Notes;
   if (!Ptxas.empty()) {
@@ -380,7 +384,7 @@ Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
     std::set<std::string> Ops;
     for (const PtxFunction &F : C.Ptx.Functions)
       for (const PtxInstruction &I : F.Instructions)
-        if (Table.mappingOf(Isa::PTX, I.Opcode) == M) {
+        if (C.PtxFamilies.mapping(I) == M) {
           ++PtxCount;
           Ops.insert(I.Opcode.str());
           if (!FirstPtx)
@@ -390,7 +394,7 @@ Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
       continue;
     for (const SassFunction &F : C.Sass->Functions)
       for (const SassInstruction &I : F.Instructions)
-        if (Table.mappingOf(Isa::SASS, I.Opcode) == M) {
+        if (C.SassFamilies->mapping(I) == M) {
           ++SassCount;
           if (!FirstSass)
             FirstSass = &I;

@@ -160,9 +160,11 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   unsigned Total = 0, InLoops = 0, LoadsInLoops = 0;
   uint32_t FirstInLoop = NoIndex, First = NoIndex;
   std::set<std::string> Ops;
+  const StageFamilies &Families = In.Kernel.families(*Sass);
+  unsigned Spill = Families.familyIndex("spill");
   for (uint32_t I = 0; I < SF->Instructions.size(); ++I) {
     StringRef Op = SF->Instructions[I].Opcode;
-    if (!inFamily(Isa::SASS, Op, "spill"))
+    if (!Families.in(SF->Instructions[I], Spill))
       continue;
     ++Total;
     if (First == NoIndex)

@@ -66,9 +66,11 @@ constexpr const char *SassWhat[NumMetrics] = {
 constexpr const char *PtxWhat[NumMetrics] = {"ldmatrix, stmatrix and ld.shared",
                                              "bar and barrier", "shfl"};
 
-std::optional<Metric> metricOf(Isa I, StringRef Opcode) {
+/// The metric an opcode counts for; InStaging: whether it is in the
+/// staging family.
+std::optional<Metric> metricOf(Isa I, StringRef Opcode, bool InStaging) {
   if (I == Isa::SASS) {
-    if (inFamily(I, Opcode, "staging") || isSassSharedLoad(Opcode))
+    if (InStaging || isSassSharedLoad(Opcode))
       return Staging;
     if (isSassBarrier(Opcode))
       return Barriers;
@@ -76,13 +78,17 @@ std::optional<Metric> metricOf(Isa I, StringRef Opcode) {
       return Shuffles;
     return std::nullopt;
   }
-  if (inFamily(I, Opcode, "staging") || isPtxSharedLoad(Opcode))
+  if (InStaging || isPtxSharedLoad(Opcode))
     return Staging;
   if (isPtxBarrier(Opcode))
     return Barriers;
   if (isPtxShuffle(Opcode))
     return Shuffles;
   return std::nullopt;
+}
+
+std::optional<Metric> metricOf(Isa I, StringRef Opcode) {
+  return metricOf(I, Opcode, inFamily(I, Opcode, "staging"));
 }
 
 /// What one span of code (a loop, or every loop of a function) holds.
@@ -94,19 +100,26 @@ struct Counts {
   StringMap<unsigned> Opcodes; ///< the metrics' opcodes
 };
 
+/// Families: of the module F belongs to (KernelView::families).
 template <typename FunctionT>
-Counts countOf(const FunctionT &F, ArrayRef<uint32_t> Insts, Isa I) {
+Counts countOf(const FunctionT &F, ArrayRef<uint32_t> Insts, Isa I,
+               const StageFamilies &Families) {
+  unsigned Staging = Families.familyIndex("staging"),
+           Tensor = Families.familyIndex("tensor"),
+           Tmem = Families.familyIndex("tmem");
   Counts C;
   for (uint32_t Index : Insts) {
-    StringRef Op = F.Instructions[Index].Opcode;
-    if (std::optional<Metric> M = metricOf(I, Op)) {
+    const auto &Inst = F.Instructions[Index];
+    StringRef Op = Inst.Opcode;
+    if (std::optional<Metric> M =
+            metricOf(I, Op, Families.in(Inst, Staging))) {
       ++C.Of[*M];
       ++C.Opcodes[Op];
-    } else if (inFamily(I, Op, "tensor")) {
+    } else if (Families.in(Inst, Tensor)) {
       ++C.Tensor;
       if (I == Isa::SASS && isSassAsyncMma(Op))
         ++C.AsyncMma;
-    } else if (inFamily(I, Op, "tmem")) {
+    } else if (Families.in(Inst, Tmem)) {
       ++C.Tmem;
     }
   }
@@ -221,12 +234,6 @@ bool atPythonLine(const SassModule &M, const SassInstruction &I,
   return false;
 }
 
-/// A shared-memory access of a conversion's lowering: fragment staging
-/// (LDSM, STSM) or a plain shared load or store.
-bool isSassStagingOrShared(StringRef Opcode) {
-  return inFamily(Isa::SASS, Opcode, "staging") ||
-         inFamily(Isa::SASS, Opcode, "shared");
-}
 
 } // namespace
 
@@ -241,8 +248,14 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
   std::vector<uint32_t> KLoops = mmaLoops(SF);
   if (KLoops.empty())
     return Error::success();
-  ModuleConversions Convs(*Ttgir);
-  std::vector<RedundantConversion> Redundant = findRedundantConversions(Convs);
+  Expected<ModuleConversions &> Shared = In.Kernel.conversions();
+  if (!Shared)
+    return Shared.takeError();
+  ModuleConversions &Convs = *Shared;
+  ArrayRef<RedundantConversion> Redundant = Convs.redundant();
+  const StageFamilies &Families = In.Kernel.families(Sass);
+  unsigned StagingFamily = Families.familyIndex("staging"),
+           SharedFamily = Families.familyIndex("shared");
   // The finding each conversion belongs to: its own, or for the second
   // conversion of a round trip or detour, the first one's.
   auto RedundancyOf = [&](const Operation *Op) -> const RedundantConversion * {
@@ -274,6 +287,11 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
     // The conversion's shared-memory traffic in a k-loop, by line info.
     for (uint32_t L : KLoops) {
       std::vector<uint32_t> Insts = loopInstructions(SF.CF, L);
+      // A shared-memory access of a conversion's lowering: fragment
+      // staging (LDSM, STSM) or a plain shared load or store.
+      auto StagingOrShared = [&](const SassInstruction &X) {
+        return Families.in(X, StagingFamily) || Families.in(X, SharedFamily);
+      };
       Counts AtLine;
       uint32_t First = NoIndex;
       unsigned Mma = 0;
@@ -283,7 +301,7 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
           ++Mma;
         if (!atPythonLine(Sass, X, Py->File, Py->Line))
           continue;
-        if (isSassStagingOrShared(X.Opcode)) {
+        if (StagingOrShared(X)) {
           ++AtLine.Of[Staging];
           ++AtLine.Opcodes[X.Opcode];
           if (First == NoIndex)
@@ -374,6 +392,7 @@ Error StagingExplosionCheck::check(CheckInput &In) {
 
   // The baseline's SASS, when there is one to compare with.
   const SassFunction *BaseSF = nullptr;
+  const SassModule *BaseSass = nullptr;
   if (In.Baseline) {
     Expected<const SassModule &> B = In.Baseline->sass();
     if (!B) {
@@ -382,6 +401,7 @@ Error StagingExplosionCheck::check(CheckInput &In) {
         return E;
       consumeError(std::move(E));
     } else {
+      BaseSass = &*B;
       BaseSF = kernelFunction(*B, In.Baseline->kernel().Name);
     }
   }
@@ -394,8 +414,9 @@ Error StagingExplosionCheck::check(CheckInput &In) {
 
   if (BaseSF) {
     std::vector<uint32_t> HeadLoops = inLoops(*SF);
-    Head = countOf(*SF, HeadLoops, Isa::SASS);
-    Base = countOf(*BaseSF, inLoops(*BaseSF), Isa::SASS);
+    Head = countOf(*SF, HeadLoops, Isa::SASS, In.Kernel.families(*Sass));
+    Base = countOf(*BaseSF, inLoops(*BaseSF), Isa::SASS,
+                   In.Baseline->families(*BaseSass));
     double Moved = std::fabs(double(Head.Tensor) - double(Base->Tensor));
     bool Holds = Base->Tensor ? Moved <= TensorTolerance * Base->Tensor
                               : Head.Tensor == 0;
@@ -458,13 +479,14 @@ Error StagingExplosionCheck::check(CheckInput &In) {
   if (Expected<const PtxModule &> Ptx = In.Kernel.ptx()) {
     if (const PtxFunction *PF = kernelFunction(*Ptx, K.Name)) {
       std::vector<uint32_t> PtxLoops = inLoops(*PF);
-      Counts PH = countOf(*PF, PtxLoops, Isa::PTX);
+      Counts PH = countOf(*PF, PtxLoops, Isa::PTX, In.Kernel.families(*Ptx));
       std::optional<Counts> PB;
       if (Growth && In.Baseline) {
         if (Expected<const PtxModule &> BP = In.Baseline->ptx()) {
           if (const PtxFunction *BF =
                   kernelFunction(*BP, In.Baseline->kernel().Name))
-            PB = countOf(*BF, inLoops(*BF), Isa::PTX);
+            PB = countOf(*BF, inLoops(*BF), Isa::PTX,
+                         In.Baseline->families(*BP));
         } else {
           consumeError(BP.takeError());
         }

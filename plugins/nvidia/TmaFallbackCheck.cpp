@@ -2,7 +2,9 @@
 #include "TmaFallbackCheck.h"
 #include "KernelCode.h"
 
+#include "gestell/Input.h"
 #include "gestell/Locate.h"
+#include "gestell/StageFamilies.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -88,6 +90,22 @@ DescriptorUse descriptorsIn(const TtgirModule &M, Stage S) {
   return U;
 }
 
+/// False only when stage S of K cannot hold a descriptor access
+/// (isDescriptorAccess): its text names no "tt.descriptor_" and no
+/// "ttng.async_tma_" op. A file that cannot be read may.
+bool mayNameDescriptorAccess(const Kernel &K, Stage S) {
+  if (!K.has(S))
+    return false;
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      openArtifact(K.path(S), Content::Text);
+  if (!Buf) {
+    consumeError(Buf.takeError());
+    return true;
+  }
+  StringRef Text = (*Buf)->getBuffer();
+  return Text.contains("tt.descriptor_") || Text.contains("ttng.async_tma_");
+}
+
 /// The first op of M at the Python line of Src that reads or writes memory.
 const Operation *memoryOpAt(const TtgirModule &M, const DiagLoc &Src) {
   for (const Operation *Op : M.ops()) {
@@ -120,28 +138,37 @@ Error TmaFallbackCheck::check(CheckInput &In) {
     return Ptx.takeError();
 
   // TMA in the PTX and SASS: the `tma` mapping of the family table.
-  const FamilyTable &Table = FamilyTable::active();
-  unsigned TmaMapping = NoFamily;
-  for (unsigned M = 0; M < Table.mappings().size(); ++M)
-    if (Table.mappings()[M].Id == "tma")
-      TmaMapping = M;
+  const StageFamilies &PtxFamilies = In.Kernel.families(*Ptx);
+  unsigned TmaMapping = PtxFamilies.mappingIndex("tma");
   if (TmaMapping == NoFamily)
     return createStringError(inconvertibleErrorCode(),
                              "the instruction family table has no 'tma' "
                              "mapping");
   for (const PtxFunction &F : Ptx->Functions)
     for (const PtxInstruction &I : F.Instructions)
-      if (Table.mappingOf(Isa::PTX, I.Opcode) == TmaMapping)
+      if (PtxFamilies.mapping(I) == TmaMapping)
         return Error::success();
   const SassModule *Sass = nullptr;
+  const StageFamilies *SassFamilies = nullptr;
   if (Expected<const SassModule &> S = In.Kernel.sass()) {
     Sass = &*S;
+    SassFamilies = &In.Kernel.families(*S);
     for (const SassFunction &F : S->Functions)
       for (const SassInstruction &I : F.Instructions)
-        if (Table.mappingOf(Isa::SASS, I.Opcode) == TmaMapping)
+        if (SassFamilies->mapping(I) == TmaMapping)
           return Error::success();
   } else {
     consumeError(S.takeError());
+  }
+
+  // Nothing to report unless some IR stage names a descriptor access: a
+  // look at the text of .source and .ttir before parsing them (the .ttgir
+  // is parsed anyway, and shared with the other checks).
+  if (!mayNameDescriptorAccess(K, Stage::Source) &&
+      !mayNameDescriptorAccess(K, Stage::TTIR)) {
+    const TtgirModule *T = optionalTtgir(In.Kernel);
+    if (!T || !descriptorsIn(*T, Stage::TTGIR).FirstAccess)
+      return Error::success();
   }
 
   // Descriptors in the IR stages, earliest first. A stage that does not
@@ -213,9 +240,10 @@ Error TmaFallbackCheck::check(CheckInput &In) {
             "the " + stageSuffix(U.S) + " accesses it with " + Instead->Name);
   }
   const PtxFunction *PF = kernelFunction(*Ptx, K.Name);
+  unsigned Global = PtxFamilies.familyIndex("global");
   if (Src && PF)
     for (const PtxInstruction &I : PF->Instructions) {
-      if (!inFamily(Isa::PTX, I.Opcode, "global"))
+      if (!PtxFamilies.in(I, Global))
         continue;
       std::optional<DiagLoc> L = pythonSource(*Ptx, I);
       if (L && L->File == Src->File && L->Line == Src->Line) {
@@ -241,10 +269,10 @@ Error TmaFallbackCheck::check(CheckInput &In) {
     D.note("target " + Ptx->Target.split(',').first.trim() +
            " has no TMA (sm_90 and newer)");
   if (Sass) {
-    unsigned Spills = 0;
+    unsigned Spills = 0, Spill = SassFamilies->familyIndex("spill");
     for (const SassFunction &F : Sass->Functions)
       for (const SassInstruction &I : F.Instructions)
-        Spills += inFamily(Isa::SASS, I.Opcode, "spill");
+        Spills += SassFamilies->in(I, Spill);
     if (Spills)
       D.note("the fallback code spills: " + utostr(Spills) +
              " STL/LDL in the SASS (nvidia-register-spill)");

@@ -35,10 +35,11 @@ void CostlyLayoutConversionCheck::storeOptions(OptionMap &Opts) const {
 }
 
 Error CostlyLayoutConversionCheck::check(CheckInput &In) {
-  Expected<const TtgirModule &> M = In.Kernel.ttgir();
-  if (!M)
-    return M.takeError();
-  ModuleConversions Convs(*M);
+  Expected<ModuleConversions &> Shared = In.Kernel.conversions();
+  if (!Shared)
+    return Shared.takeError();
+  const ModuleConversions &Convs = *Shared;
+  const TtgirModule *M = &Convs.module();
   for (const Conversion &C : Convs.all()) {
     if (!C.known())
       continue;

@@ -81,12 +81,12 @@ void RedundantLayoutConversionCheck::storeOptions(OptionMap &Opts) const {
 }
 
 Error RedundantLayoutConversionCheck::check(CheckInput &In) {
-  Expected<const TtgirModule &> M = In.Kernel.ttgir();
-  if (!M)
-    return M.takeError();
-  ModuleConversions Convs(*M);
+  Expected<ModuleConversions &> Shared = In.Kernel.conversions();
+  if (!Shared)
+    return Shared.takeError();
+  ModuleConversions &Convs = *Shared;
   bool Gluon = compiledFromGluon(In.Kernel.kernel());
-  for (const RedundantConversion &R : findRedundantConversions(Convs)) {
+  for (const RedundantConversion &R : Convs.redundant()) {
     if (LoopsOnly && R.C->Op->loopDepth() == 0)
       continue;
     switch (R.Kind) {

@@ -320,6 +320,22 @@ std::optional<KernelMetadata> metadataFromTtgir(StringRef Path) {
   M.NumWarps = Int("ttg.num-warps");
   M.NumCtas = Int("ttg.num-ctas");
   M.WarpSize = Int("ttg.threads-per-warp");
+  // The final TTGIR (after shared-memory allocation) also says how much
+  // dynamic shared and tensor memory the kernel takes; unquoted keys.
+  auto Bare = [&](StringRef Key) -> std::optional<int64_t> {
+    size_t P = Line.find((" " + Key + " = ").str());
+    if (P == StringRef::npos)
+      P = Line.find(("{" + Key + " = ").str());
+    if (P == StringRef::npos)
+      return std::nullopt;
+    StringRef V = Line.drop_front(P + Key.size() + 4);
+    int64_t N;
+    if (V.consumeInteger(10, N) || N < 0)
+      return std::nullopt;
+    return N;
+  };
+  M.Shared = Bare("ttg.shared");
+  M.TmemSize = Bare("ttg.tensor_memory_size");
   size_t T = Line.find("ttg.target = \"");
   if (T != StringRef::npos)
     M.Target = Line.drop_front(T + strlen("ttg.target = \""))

@@ -36,6 +36,12 @@ StringRef resourceName(Resource R) {
     return "shared_static";
   case Resource::SharedDynamic:
     return "shared_dynamic";
+  case Resource::BlocksPerSM:
+    return "blocks_per_sm";
+  case Resource::WarpsPerSM:
+    return "warps_per_sm";
+  case Resource::Occupancy:
+    return "occupancy";
   }
   return "registers";
 }

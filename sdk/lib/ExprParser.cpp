@@ -59,8 +59,9 @@ constexpr unsigned MaxDepth = 200;
 /// nests to the left): evaluation and printing recurse that deep.
 constexpr unsigned MaxHeight = 1000;
 
-constexpr StringRef ResourceNames[] = {"registers", "stack", "local",
-                                       "shared_static", "shared_dynamic"};
+constexpr StringRef ResourceNames[] = {
+    "registers",     "stack",        "local",       "shared_static",
+    "shared_dynamic", "blocks_per_sm", "warps_per_sm", "occupancy"};
 
 class Parser {
 public:

@@ -58,6 +58,7 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
   } else {
     Record(C.takeError());
   }
+  S.Occupancy = kernelOccupancy(V, V.options().Device);
   if (Stages.Ptx) {
     if (Expected<const PtxModule &> P = V.ptx())
       S.Ptx = countInstructions(*P, Families);
@@ -125,6 +126,15 @@ Isa defaultMetricStage(const KernelMetrics &Head, const KernelMetrics *Base) {
 }
 
 std::optional<double> resourceValue(const KernelMetrics &K, Resource R) {
+  if (R == Resource::BlocksPerSM || R == Resource::WarpsPerSM ||
+      R == Resource::Occupancy) {
+    if (!K.Occupancy.Value)
+      return std::nullopt;
+    const Occupancy &O = *K.Occupancy.Value;
+    return R == Resource::BlocksPerSM  ? double(O.BlocksPerSM)
+           : R == Resource::WarpsPerSM ? double(O.WarpsPerSM)
+                                       : O.Percent;
+  }
   if (R == Resource::SharedDynamic) {
     if (K.SharedDynamic)
       return double(*K.SharedDynamic);
@@ -142,6 +152,9 @@ std::optional<double> resourceValue(const KernelMetrics &K, Resource R) {
   case Resource::SharedStatic:
     return double(K.Resources->SharedStatic);
   case Resource::SharedDynamic:
+  case Resource::BlocksPerSM:
+  case Resource::WarpsPerSM:
+  case Resource::Occupancy:
     break;
   }
   return std::nullopt;
@@ -165,6 +178,12 @@ MetricValue KernelMetricProvider::value(const Metric &M) const {
   if (M.Kind == MetricKind::Resource) {
     if (std::optional<double> V = resourceValue(*K, M.Res))
       return MetricValue::known(*V);
+    if (M.Res == Resource::BlocksPerSM || M.Res == Resource::WarpsPerSM ||
+        M.Res == Resource::Occupancy)
+      return MetricValue::unknown((Twine(Side) + " has no " +
+                                   resourceName(M.Res) + " (" +
+                                   K->Occupancy.Unknown + ")")
+                                      .str());
     std::string From = M.Res == Resource::SharedDynamic ? "json" : "cubin";
     std::string Why = K->whyMissing(From);
     return MetricValue::unknown(

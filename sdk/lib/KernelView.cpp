@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "gestell/KernelView.h"
 #include "gestell/Error.h"
+#include "gestell/ModuleConversions.h"
+#include "gestell/StageFamilies.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -141,6 +143,28 @@ Expected<const TtgirModule &> KernelView::ttgir() {
   });
 }
 
+Expected<ModuleConversions &> KernelView::conversions() {
+  if (Conversions)
+    return *Conversions;
+  Expected<const TtgirModule &> T = ttgir();
+  if (!T)
+    return T.takeError();
+  Conversions = std::make_unique<ModuleConversions>(*T);
+  return *Conversions;
+}
+
+const StageFamilies &KernelView::families(const PtxModule &M) {
+  if (!PtxFamilies)
+    PtxFamilies = std::make_unique<StageFamilies>(M, FamilyTable::active());
+  return *PtxFamilies;
+}
+
+const StageFamilies &KernelView::families(const SassModule &M) {
+  if (!SassFamilies)
+    SassFamilies = std::make_unique<StageFamilies>(M, FamilyTable::active());
+  return *SassFamilies;
+}
+
 std::vector<std::string> KernelView::readerNotes() const {
   std::vector<std::string> Out;
   if (const SassModule *M = Sass.Value.get(); M && M->ToolMessages)
@@ -163,6 +187,9 @@ std::vector<KernelView::ReadError> KernelView::readErrors() const {
 }
 
 void KernelView::release() {
+  Conversions.reset();
+  PtxFamilies.reset();
+  SassFamilies.reset();
   Ptx = {};
   Sass = {};
   Cubin = {};

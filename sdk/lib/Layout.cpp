@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/Layout.h"
+#include "AlgebraMemo.h"
 #include "gestell/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -909,6 +910,14 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
     Expected<Layout> PL = parseLayout(*P, M);
     if (!PL)
       return PL.takeError();
+    // The operand of an MMA we do not model (AMD's MFMA and WMMA, a future
+    // one) is an operand layout we do not model either: kept by name like
+    // its parent, never printed as a dot_op that lost its parent's fields.
+    if (PL->K == Layout::Kind::Other) {
+      Layout Unknown;
+      Unknown.Name = L.Name;
+      return Unknown;
+    }
     L.Parent = std::make_shared<Layout>(std::move(*PL));
   } else if (N == "ttg.nvidia_mma") {
     L.K = Layout::Kind::NvidiaMma;
@@ -1087,13 +1096,16 @@ std::string canonicalLayoutText(const Attribute &A, const TtgirModule &M) {
 
 Expected<bool> areEquivalent(const Layout &A, const Layout &B,
                              ArrayRef<int64_t> Shape) {
-  Expected<LinearLayout> LA = toLinearLayout(A, Shape);
-  if (!LA)
-    return LA.takeError();
-  Expected<LinearLayout> LB = toLinearLayout(B, Shape);
-  if (!LB)
-    return LB.takeError();
-  return *LA == *LB;
+  static AlgebraMemo<bool> Memo;
+  return Memo.get('e', A, B, Shape, [&]() -> Expected<bool> {
+    Expected<LinearLayout> LA = toLinearLayout(A, Shape);
+    if (!LA)
+      return LA.takeError();
+    Expected<LinearLayout> LB = toLinearLayout(B, Shape);
+    if (!LB)
+      return LB.takeError();
+    return *LA == *LB;
+  });
 }
 
 } // namespace gestell

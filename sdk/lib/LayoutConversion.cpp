@@ -26,6 +26,7 @@
 // elements.
 //
 //===----------------------------------------------------------------------===//
+#include "AlgebraMemo.h"
 #include "gestell/Error.h"
 #include "gestell/Layout.h"
 
@@ -298,7 +299,8 @@ StringRef costName(ConversionCost C) {
   return "shared";
 }
 
-Expected<ConversionAnalysis> analyzeConversion(const Layout &Src,
+namespace {
+Expected<ConversionAnalysis> computeConversion(const Layout &Src,
                                                const Layout &Dst,
                                                ArrayRef<int64_t> Shape) {
   Expected<LL> S = toLinearLayout(Src, Shape);
@@ -335,6 +337,15 @@ Expected<ConversionAnalysis> analyzeConversion(const Layout &Src,
     A.Cost = ConversionCost::Registers;
   }
   return A;
+}
+} // namespace
+
+Expected<ConversionAnalysis> analyzeConversion(const Layout &Src,
+                                               const Layout &Dst,
+                                               ArrayRef<int64_t> Shape) {
+  static AlgebraMemo<ConversionAnalysis> Memo;
+  return Memo.get('c', Src, Dst, Shape,
+                  [&] { return computeConversion(Src, Dst, Shape); });
 }
 
 Expected<bool> isTmemCompatible(const Layout &Reg, ArrayRef<int64_t> RegShape,

@@ -28,12 +28,15 @@ ModuleConversions::ModuleConversions(const TtgirModule &Mod)
     C.DstTy = Op->resultType();
     if (!C.SrcTy || !C.DstTy || !C.SrcTy->isTensor() || !C.DstTy->isTensor())
       continue;
-    if (C.SrcTy->Encoding)
-      C.SrcText = canonicalLayoutText(*C.SrcTy->Encoding, M);
-    if (C.DstTy->Encoding)
-      C.DstText = canonicalLayoutText(*C.DstTy->Encoding, M);
     C.Src = layout(C.SrcTy->Encoding);
     C.Dst = layout(C.DstTy->Encoding);
+    // canonicalLayoutText, without parsing a layout a second time.
+    if (C.SrcTy->Encoding)
+      C.SrcText = C.Src ? C.Src->canonicalText()
+                        : canonicalLayoutText(*C.SrcTy->Encoding, M);
+    if (C.DstTy->Encoding)
+      C.DstText = C.Dst ? C.Dst->canonicalText()
+                        : canonicalLayoutText(*C.DstTy->Encoding, M);
     if (C.Src && C.Dst) {
       Expected<ConversionAnalysis> A =
           analyzeConversion(*C.Src, *C.Dst, C.shape());
@@ -45,6 +48,15 @@ ModuleConversions::ModuleConversions(const TtgirModule &Mod)
     Index[Op] = Convs.size();
     Convs.push_back(std::move(C));
   }
+}
+
+ModuleConversions::~ModuleConversions() = default;
+
+ArrayRef<RedundantConversion> ModuleConversions::redundant() {
+  if (!Redundant)
+    Redundant = std::make_unique<std::vector<RedundantConversion>>(
+        findRedundantConversions(*this));
+  return *Redundant;
 }
 
 const Conversion *ModuleConversions::of(const Operation *Op) const {

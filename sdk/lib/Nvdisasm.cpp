@@ -1,7 +1,7 @@
 //===- Nvdisasm.cpp - SASS from a cubin, into the tool's own cache --------===//
 //
 // Finding nvdisasm (option, PATH, an installed triton package) and running
-// it into <cache>/sass/<nvdisasm id>/<sha256 of cubin>.sass. The file is
+// it into <cache>/sass/<nvdisasm id>/<xxh3 of cubin>.sass. The file is
 // written under a unique temporary name in the same folder and renamed into
 // place, so concurrent runs and threads never see a partial file, and a
 // crash leaves at most a stray .tmp.
@@ -20,7 +20,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/xxhash.h"
 
 using namespace llvm;
@@ -178,9 +177,13 @@ Expected<std::string> disassembleCubin(StringRef CubinPath, StringRef Nvdisasm,
       openArtifact(CubinPath, Content::Binary);
   if (!Cubin)
     return Cubin.takeError();
-  std::array<uint8_t, 32> Digest =
-      SHA256::hash(arrayRefFromStringRef((*Cubin)->getBuffer()));
-  std::string Hash = toHex(Digest, /*LowerCase=*/true);
+  // Keyed by content, never by file identity (path, size, time): a CI cache
+  // restore can bring back other bytes with the same size and time. XXH3
+  // reads a cubin at memory speed, where SHA-256 cost as much as the rest
+  // of `gestell stats` on a warm cache.
+  std::string Hash =
+      utohexstr(xxh3_64bits(arrayRefFromStringRef((*Cubin)->getBuffer())),
+                /*LowerCase=*/true, /*Width=*/16);
   Cubin->reset(); // the bytes are not needed any more
 
   Expected<std::string> Tool = toolId(Nvdisasm);

@@ -405,7 +405,8 @@ Error PtxScanner::parseLoc() {
 
 Error PtxScanner::directiveAtTop() {
   const char *Start = Cur;
-  uint32_t StartLine = Line;
+  // The declaration may span lines: its errors point at where it starts.
+  uint32_t StartLine = Line, StartColumn = column(Start);
   StringRef Word = readWord();
   if (Word == ".version" || Word == ".target" || Word == ".address_size") {
     skipBlanks();
@@ -435,7 +436,8 @@ Error PtxScanner::directiveAtTop() {
   for (;;) {
     if (Word == ".entry" || Word == ".func") {
       if (M.Version.empty())
-        return errorAt(Start, "expected .version before the first function");
+        return errorAtLine(StartLine, StartColumn,
+                           "expected .version before the first function");
       return functionHeader(Word == ".entry", StartLine);
     }
     if (Error E = skipTrivia())
@@ -470,8 +472,8 @@ Error PtxScanner::directiveAtTop() {
       return errorAt(Cur, Twine("unexpected '") + Twine(C) + "'");
     ++Cur;
   }
-  return inputError(Path, StartLine, column(Start),
-                    "expected ';' to end this declaration");
+  return errorAtLine(StartLine, StartColumn,
+                     "expected ';' to end this declaration");
 }
 
 Error PtxScanner::functionHeader(bool IsEntry, uint32_t HeaderLine) {
@@ -540,8 +542,8 @@ Error PtxScanner::headerDirective(PtxTuning &T) {
     const char *NumAt = Cur;
     uint32_t V = 0;
     if (!parseDecimal(Cur, End, V))
-      return errorAt(NumAt, "the operand of " + Word +
-                                " does not fit in 32 bits");
+      return errorAt(NumAt,
+                     "the operand of " + Word + " does not fit in 32 bits");
     Nums.push_back(V);
     skipBlanks();
     if (Cur < End && *Cur == ',') {

@@ -19,22 +19,41 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <cctype>
+#include <array>
 #include <cstdlib>
+#include <cstring>
 
 using namespace llvm;
 
 namespace gestell {
 namespace {
 
-bool isIdStart(char C) { return std::isalpha((unsigned char)C) || C == '_'; }
-bool isIdChar(char C) {
-  return std::isalnum((unsigned char)C) || C == '_' || C == '$' || C == '.';
+// Character classes by table: the lexer's hot loops make no libc call
+// and no locale lookup per byte.
+enum CharClass : uint8_t { IdStart = 1, IdChar = 2, ValueIdChar = 4 };
+constexpr std::array<uint8_t, 256> CharClasses = [] {
+  std::array<uint8_t, 256> T{};
+  for (unsigned C = 0; C < 256; ++C) {
+    bool Alpha = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z');
+    bool Digit = C >= '0' && C <= '9';
+    if (Alpha || C == '_')
+      T[C] |= IdStart;
+    if (Alpha || Digit || C == '_' || C == '$' || C == '.')
+      T[C] |= IdChar | ValueIdChar;
+    if (C == '-')
+      T[C] |= ValueIdChar;
+  }
+  return T;
+}();
+inline bool isIdStart(char C) { return CharClasses[(unsigned char)C] & IdStart; }
+inline bool isIdChar(char C) { return CharClasses[(unsigned char)C] & IdChar; }
+inline bool isValueIdChar(char C) {
+  return CharClasses[(unsigned char)C] & ValueIdChar;
 }
-bool isValueIdChar(char C) { return isIdChar(C) || C == '-'; }
 
 /// Builtin type names that can stand where an attribute is expected.
 bool isTypeKeyword(StringRef Id) {
@@ -46,10 +65,10 @@ bool isTypeKeyword(StringRef Id) {
   if (Rest.consume_front("si") || Rest.consume_front("ui") ||
       Rest.consume_front("i"))
     return !Rest.empty() && llvm::all_of(Rest, [](char C) {
-      return std::isdigit((unsigned char)C);
+      return llvm::isDigit(C);
     });
   // f16, f32, f8E4M3FN, f4E2M1FN, ...
-  return Id.size() > 1 && Id[0] == 'f' && std::isdigit((unsigned char)Id[1]);
+  return Id.size() > 1 && Id[0] == 'f' && llvm::isDigit(Id[1]);
 }
 
 /// Ops whose regions start a new value-name scope (isolated from above).
@@ -326,11 +345,11 @@ const Attribute *Parser::parseNumber() {
   bool IsFloat = false;
   if (startsWith("0x") || startsWith("0X")) {
     P += 2;
-    while (P < E && std::isxdigit((unsigned char)*P))
+    while (P < E && llvm::isHexDigit(*P))
       ++P;
   } else {
     while (P < E &&
-           (std::isdigit((unsigned char)*P) || *P == '.' || *P == 'e' ||
+           (llvm::isDigit(*P) || *P == '.' || *P == 'e' ||
             *P == 'E' ||
             ((*P == '-' || *P == '+') && (P[-1] == 'e' || P[-1] == 'E')))) {
       if (*P == '.' || *P == 'e' || *P == 'E')
@@ -555,7 +574,7 @@ const Attribute *Parser::parseAttribute() {
     A->Text = StringRef(S, P - S);
     return A;
   }
-  if (std::isdigit((unsigned char)C) || C == '-' || C == '+')
+  if (llvm::isDigit(C) || C == '-' || C == '+')
     return parseNumber();
   if (isIdStart(C)) {
     const char *Save = P;
@@ -699,7 +718,7 @@ const Type *Parser::scalarType(StringRef Name) {
 
 bool Parser::parseShapeAndElement(SmallVectorImpl<int64_t> &Shape,
                                   const Type *&Elem) {
-  while (P < E && (std::isdigit((unsigned char)*P) || *P == '?')) {
+  while (P < E && (llvm::isDigit(*P) || *P == '?')) {
     if (*P == '?') {
       Shape.push_back(-1);
       ++P;
@@ -746,9 +765,9 @@ bool Parser::parseMemDescBody(Type *T) {
     } else if (startsWith("mutable")) {
       P += 7;
       T->Mutable = true;
-    } else if (std::isdigit((unsigned char)peek())) {
+    } else if (llvm::isDigit(peek())) {
       SmallVector<int64_t, 4> Alloc;
-      while (P < E && std::isdigit((unsigned char)*P)) {
+      while (P < E && llvm::isDigit(*P)) {
         int64_t V = 0;
         if (!lexDecimal(V, MaxDim, "an allocation-shape dimension"))
           return false;
@@ -791,7 +810,7 @@ const Type *Parser::parseTypeUncached(const char *S) {
         ++P;
         skipHSpace();
         unsigned AS = 0;
-        if (std::isdigit((unsigned char)peek()) &&
+        if (llvm::isDigit(peek()) &&
             !lexDecimal(AS, 255, "an address space"))
           return nullptr;
         T->AddressSpace = AS;
@@ -967,7 +986,7 @@ const Location *Parser::parseLocInner() {
     StringRef Str = lexString();
     if (failed())
       return nullptr;
-    if (peek() == ':' && std::isdigit((unsigned char)peek(1))) {
+    if (peek() == ':' && llvm::isDigit(peek(1))) {
       L->K = Location::Kind::FileLineCol;
       L->File = Str;
       ++P;
@@ -984,7 +1003,7 @@ const Location *Parser::parseLocInner() {
       if (startsWith("to ") || startsWith("to:")) {
         P += 2;
         skipHSpace();
-        while (P < E && (std::isdigit((unsigned char)*P) || *P == ':'))
+        while (P < E && (llvm::isDigit(*P) || *P == ':'))
           ++P;
       } else {
         P = Save;
@@ -1223,7 +1242,7 @@ bool Parser::nextLineContinuesOp() const {
   if (Q >= E || !isIdStart(*Q))
     return false;
   const char *B = Q;
-  while (Q < E && (std::isalnum((unsigned char)*Q) || *Q == '_'))
+  while (Q < E && (llvm::isAlnum(*Q) || *Q == '_'))
     ++Q;
   StringRef Word(B, Q - B);
   if (Q < E && *Q == '.')
@@ -1523,7 +1542,7 @@ bool Parser::parseOperation(Block *B, SmallVectorImpl<Operation *> &Ops) {
       if (Name.empty())
         return fail(VS, "expected a value name after '%'");
       int Sub = -1;
-      if (peek() == '#' && std::isdigit((unsigned char)peek(1))) {
+      if (peek() == '#' && llvm::isDigit(peek(1))) {
         ++P;
         if (!lexDecimal(Sub, MaxResults, "a result number"))
           return false;
@@ -1755,11 +1774,11 @@ void Parser::computeUses() {
 }
 
 Error Parser::run() {
-  // Line table for line/column of any pointer.
+  // Line table for line/column of any pointer (memchr: a word at a time).
   I.LineStarts.push_back(0);
-  for (size_t K = 0, N = Buf.size(); K < N; ++K)
-    if (Buf[K] == '\n')
-      I.LineStarts.push_back(K + 1);
+  for (const char *B = Buf.data(), *S = B, *End = B + Buf.size();
+       (S = static_cast<const char *>(std::memchr(S, '\n', End - S)));)
+    I.LineStarts.push_back(++S - B);
 
   Block *Top = I.make<Block>();
   SmallVector<Operation *, 2> TopOps;

@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <set>
 
@@ -114,10 +115,10 @@ TEST_F(Nvdisasm, WritesTheRealSassIntoTheCacheKeyedByContent) {
   Expected<std::string> Sass =
       disassembleCubin(Bundle + "/matmul.cubin", Fake, Cache);
   ASSERT_TRUE(static_cast<bool>(Sass)) << toString(Sass.takeError());
-  // Under the cache, named by the SHA-256 of the cubin.
+  // Under the cache, named by the XXH3 (64 bits) of the cubin's bytes.
   EXPECT_TRUE(StringRef(*Sass).starts_with(Cache + "/sass/")) << *Sass;
   EXPECT_EQ(sys::path::extension(*Sass), ".sass");
-  EXPECT_EQ(sys::path::stem(*Sass).size(), 64u);
+  EXPECT_EQ(sys::path::stem(*Sass).size(), 16u);
   EXPECT_EQ(readAll(*Sass),
             readAll(corpus("bundles/sm90/matmul_f16/matmul.sass")));
   EXPECT_EQ(countLines(Log), 1u);
@@ -160,6 +161,33 @@ TEST_F(Nvdisasm, ChangedCubinGetsNewDisassembly) {
   ASSERT_TRUE(static_cast<bool>(Sass)) << toString(Sass.takeError());
   EXPECT_EQ(readAll(*Sass), readAll(corpus("bundles/sm90/vadd/vadd.sass")));
   EXPECT_EQ(countLines(Log), 2u);
+}
+
+TEST_F(Nvdisasm, SameSizeAndTimeButOtherBytesIsAnotherKey) {
+  // A CI cache restore can bring back other bytes under the same path, size
+  // and modification time: the key is the content, never the file identity.
+  std::string Checksum = path("bin/checksum-disasm");
+  writeFile(Checksum, "#!/bin/sh\ncksum < \"$3\"\n");
+  ASSERT_FALSE(sys::fs::setPermissions(
+      Checksum, sys::fs::all_read | sys::fs::all_exe | sys::fs::owner_write));
+  std::string Cubin = path("restored.cubin");
+  sys::TimePoint<> When = std::chrono::system_clock::from_time_t(1700000000);
+  auto Restore = [&](StringRef Bytes) {
+    writeFile(Cubin, Bytes);
+    int FD;
+    ASSERT_FALSE(sys::fs::openFileForWrite(Cubin, FD, sys::fs::CD_OpenExisting,
+                                           sys::fs::OF_Append));
+    ASSERT_FALSE(sys::fs::setLastAccessAndModificationTime(FD, When));
+    sys::fs::closeFile(FD);
+  };
+  Restore("cubin bytes, first build");
+  Expected<std::string> First = disassembleCubin(Cubin, Checksum, Cache);
+  ASSERT_TRUE(static_cast<bool>(First)) << toString(First.takeError());
+  Restore("cubin bytes, other build");
+  Expected<std::string> Second = disassembleCubin(Cubin, Checksum, Cache);
+  ASSERT_TRUE(static_cast<bool>(Second)) << toString(Second.takeError());
+  EXPECT_NE(*First, *Second);
+  EXPECT_NE(readAll(*First), readAll(*Second));
 }
 
 TEST_F(Nvdisasm, FailureNamesTheCubinAndLeavesNoFile) {

@@ -82,8 +82,12 @@ enum class Resource : uint8_t {
   Local,         ///< local memory bytes (cubin)
   SharedStatic,  ///< static shared memory bytes (cubin)
   SharedDynamic, ///< dynamic shared memory bytes (metadata `shared`)
+  BlocksPerSM,   ///< resident blocks per SM (gestell/Occupancy.h)
+  WarpsPerSM,    ///< resident warps per SM
+  Occupancy,     ///< resident warps / the SM's maximum, percent
 };
-/// "registers", "stack", "local", "shared_static", "shared_dynamic".
+/// "registers", "stack", "local", "shared_static", "shared_dynamic",
+/// "blocks_per_sm", "warps_per_sm", "occupancy".
 llvm::StringRef resourceName(Resource R);
 
 /// One metric named in an expression.

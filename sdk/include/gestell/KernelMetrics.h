@@ -18,6 +18,7 @@
 #include "gestell/Expr.h"
 #include "gestell/InstructionCounts.h"
 #include "gestell/KernelView.h"
+#include "gestell/Occupancy.h"
 
 #include <optional>
 #include <string>
@@ -39,6 +40,9 @@ struct KernelMetrics {
   std::vector<std::string> Problems;
   /// What the readers noted without failing (KernelView::readerNotes).
   std::vector<std::string> Notes;
+  /// Blocks per SM and launchability on the analysis's device (the cubin's
+  /// own capability unless AnalysisOptions::Device), or why unknown.
+  KernelOccupancy Occupancy;
 
   /// The counts of one stage (Isa::PTX or Isa::SASS), or null.
   const StageCounts *counts(Isa I) const {

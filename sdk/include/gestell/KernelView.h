@@ -29,6 +29,10 @@
 
 namespace gestell {
 
+struct DevicePart;
+class ModuleConversions;
+class StageFamilies;
+
 /// A stage a kernel does not have and that cannot be made: not an input
 /// error (binary-only caches have no PTX, plain caches no SASS). Reported
 /// as missing, never as a problem.
@@ -57,6 +61,9 @@ struct AnalysisOptions {
   /// The tool's own cache directory for derived files (never the bundle);
   /// "" = defaultCacheDir().
   std::string CacheDir;
+  /// The GPU occupancy is judged for (--device); null = the capability each
+  /// cubin was built for (gestell/Occupancy.h).
+  const DevicePart *Device = nullptr;
 };
 
 /// $XDG_CACHE_HOME/gestell, else ~/.cache/gestell.
@@ -88,8 +95,8 @@ analysisOptions(llvm::StringRef ExplicitNvdisasm);
 std::optional<std::string> sassUnavailable(const Kernel &K,
                                            const AnalysisOptions &Opts);
 
-/// The cached SASS of CubinPath: <CacheDir>/sass/<nvdisasm id>/<sha256 of
-/// the cubin>.sass, made with `Nvdisasm -c -gi CubinPath` when absent
+/// The cached SASS of CubinPath: <CacheDir>/sass/<nvdisasm id>/<XXH3 of
+/// the cubin's bytes>.sass, made with `Nvdisasm -c -gi CubinPath` when absent
 /// (written to a temporary file and renamed, so a reader never sees half a
 /// file). The nvdisasm id is a hash of its path, size and time, so a new
 /// nvdisasm makes new files. Returns the path of the .sass.
@@ -105,6 +112,7 @@ public:
   KernelView &operator=(const KernelView &) = delete;
 
   const Kernel &kernel() const { return K; }
+  const AnalysisOptions &options() const { return Opts; }
 
   /// Each returns the parsed stage, a MissingStage error when the kernel has
   /// no such stage, or the InputError of a file that could not be read.
@@ -114,6 +122,17 @@ public:
   llvm::Expected<const SassModule &> sass();
   llvm::Expected<const CubinInfo &> cubin();
   llvm::Expected<const TtgirModule &> ttgir();
+
+  /// The ttg.convert_layout ops of the TTGIR with their layouts and costs
+  /// (gestell/ModuleConversions.h), made on first use and shared by every
+  /// check that asks, until release(); ttgir()'s error when it does not read.
+  llvm::Expected<ModuleConversions &> conversions();
+  /// The family and mapping of every instruction of M, which must be what
+  /// ptx() or sass() of this view returned (gestell/StageFamilies.h), in the
+  /// run's table (FamilyTable::active()): classified once per distinct
+  /// opcode on first use, kept until release().
+  const StageFamilies &families(const PtxModule &M);
+  const StageFamilies &families(const SassModule &M);
 
   /// The file the SASS was read from (set by sass(); "" before or when
   /// there is none): the bundle's .sass, or a file in the cache directory.
@@ -157,6 +176,9 @@ private:
   Slot<SassModule> Sass;
   Slot<CubinInfo> Cubin;
   Slot<TtgirModule> Ttgir;
+  // Derived from the stages above, so declared after them (dropped first).
+  std::unique_ptr<ModuleConversions> Conversions;
+  std::unique_ptr<StageFamilies> PtxFamilies, SassFamilies;
 };
 
 } // namespace gestell

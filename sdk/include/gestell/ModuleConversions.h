@@ -43,7 +43,10 @@ struct Conversion {
   bool known() const { return Src && Dst && Cost; }
 };
 
+struct RedundantConversion;
+
 /// The conversions of a module, in text order, with layouts parsed once.
+/// KernelView::conversions() makes one per kernel, shared by every check.
 class ModuleConversions {
 public:
   explicit ModuleConversions(const TtgirModule &M);
@@ -61,6 +64,12 @@ public:
   /// Whether ttng.tmem_store Store could take a register tensor of layout
   /// Reg (with the store's shape) as it is.
   bool storeAccepts(const Operation &Store, const Layout &Reg);
+  /// findRedundantConversions(*this), computed on first use.
+  llvm::ArrayRef<RedundantConversion> redundant();
+
+  ModuleConversions(const ModuleConversions &) = delete;
+  ModuleConversions &operator=(const ModuleConversions &) = delete;
+  ~ModuleConversions();
 
 private:
   const TtgirModule &M;
@@ -68,6 +77,7 @@ private:
   llvm::DenseMap<const Attribute *, std::unique_ptr<Layout>> Layouts;
   std::vector<Conversion> Convs;
   llvm::DenseMap<const Operation *, size_t> Index;
+  std::unique_ptr<std::vector<RedundantConversion>> Redundant;
 };
 
 /// Where a value goes through elementwise ops: the ops of the chain and the
