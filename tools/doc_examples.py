@@ -46,9 +46,10 @@ def run(cmd, gestell, root, scratch=False):
         argv[0] = os.path.abspath(gestell)
     r = subprocess.run(argv, cwd=root, capture_output=True, text=True)
     out = r.stdout + r.stderr
-    if scratch:
-        out = out.replace(os.path.realpath(root) + "/", "")
-        out = out.replace(root + "/", "")
+    # Pages show paths relative to the root (the scratch folder or the
+    # checkout), whatever folder the tests run from.
+    out = out.replace(os.path.realpath(root) + "/", "")
+    out = out.replace(os.path.abspath(root) + "/", "")
     return out
 
 

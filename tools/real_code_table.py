@@ -11,6 +11,11 @@ evidence is independent of gestell's own reading:
   - spills: `ptxas -v` of the kernel's PTX (tests/corpus/realworld/ptxas-v.json,
     or a `.ptxas.txt` beside the PTX): true when ptxas reports spill bytes;
   - wgmma serialization: ptxas's C7510-C7518 message for the kernel;
+  - occupancy: the CUDA driver's answer on an H200
+    (tests/fixtures/occupancy/driver-sm90.json: whether it let the function
+    raise its dynamic shared memory to what the .json asks); for a target
+    with no driver row (sm_100, compiled only), the .json's `shared` against
+    the opt-in maximum per block that NVIDIA documents for it;
   - layout conversions: the conversion's row of
     tests/fixtures/conversions/ground_truth.json (its cost read from the PTX
     the real compiler made for it).
@@ -76,7 +81,36 @@ def verdict(check, r, folder, ptxas, rows):
             return ("true" if codes else "FALSE"), (
                 "ptxas -v: " + ", ".join(codes) if codes else "ptxas -v: no C751x message")
         return "no evidence", "triage by hand"
+    if check == "nvidia-occupancy":
+        return occupancy_verdict(r, folder)
     return conversion_verdict(r, rows)
+
+
+# The most shared memory one block may ask for (cudaDevAttrMax
+# SharedMemoryPerBlockOptin), CUDA C++ Programming Guide, per capability.
+OPTIN_MAX = {"8.0": 166912, "8.6": 101376, "8.9": 101376, "9.0": 232448,
+             "10.0": 232448, "10.3": 232448, "12.0": 101376}
+
+
+def occupancy_verdict(r, folder):
+    p = os.path.join(ROOT, "tests", "fixtures", "occupancy", "driver-sm90.json")
+    kernel_dir = os.path.relpath(folder, os.path.join(ROOT, ".."))
+    for row in json.load(open(p))["rows"]:
+        o = row["origin"].replace("shared:", "shared/corpus/")
+        if os.path.dirname(o).endswith(kernel_dir.split("corpus/", 1)[-1]) and row["name"] == r["kernel"]:
+            ok = row["launchable"]
+            return ("FALSE" if ok else "true"), (
+                f"CUDA driver (H200): {'accepted' if ok else 'refused'} {row['dynamic_shared']} bytes of "
+                f"dynamic shared memory")
+    meta = os.path.join(folder, r["kernel"] + ".json")
+    m = re.search(r"compute capability (\d+\.\d+)", r["message"])
+    if not os.path.exists(meta) or not m or m.group(1) not in OPTIN_MAX:
+        return "no evidence", "no driver row and no .json"
+    shared = json.load(open(meta)).get("shared", 0)
+    limit = OPTIN_MAX[m.group(1)]
+    return ("true" if shared > limit else "FALSE"), (
+        f".json shared {shared} > {limit}, the opt-in maximum per block on {m.group(1)} (no driver run: compiled only)"
+        if shared > limit else f".json shared {shared} fits {limit}")
 
 
 def conversion_verdict(r, rows):

@@ -123,6 +123,9 @@ Cause causeOf(const KernelOccupancy &Base, const KernelOccupancy &Head) {
 Error OccupancyCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
   KernelOccupancy Head = kernelOccupancy(In.Kernel, In.Kernel.options().Device);
+  if (Head.WrongDevice)
+    return createStringError(inconvertibleErrorCode(),
+                             "--device=" + Head.Device + ": " + Head.Unknown);
   if (!Head.Value)
     return Error::success(); // stats says why; nothing to judge
   const Occupancy &H = *Head.Value;

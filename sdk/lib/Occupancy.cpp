@@ -226,6 +226,7 @@ KernelOccupancy kernelOccupancy(KernelView &V, const DevicePart *Device) {
   unsigned Major = Cap ? Cap->first : 0, Minor = Cap ? Cap->second : 0;
   if (Device) {
     if (!cubinRunsOn(Arch, Device->Major, Device->Minor)) {
+      R.WrongDevice = true;
       R.Unknown = "a cubin for " + Arch + " does not run on " +
                   Device->Name.str() + " (compute capability " +
                   std::to_string(Device->Major) + "." +

@@ -110,6 +110,9 @@ struct KernelOccupancy {
   std::string Unknown; ///< set when Value is not
   OccupancyInput Input;
   std::string Device; ///< "H200", or "" for the cubin's own capability
+  /// The cubin cannot run on the part --device named (Unknown says why):
+  /// the caller refuses, it does not guess.
+  bool WrongDevice = false;
 };
 KernelOccupancy kernelOccupancy(KernelView &V, const DevicePart *Device);
 
