@@ -195,8 +195,10 @@ void reportFailures(const Kernel &K, const KernelView &View,
 void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
                KernelOutcome &Out) {
   const Kernel &K = *Job.K;
+  // A kernel file discovery could not read (its .json) is a located error,
+  // as in stats and diff: the run fails (exit 2), the other checks go on.
   for (const std::string &Note : K.Notes)
-    Out.Notifications.push_back({Level::Warning, Note, K.Name, "", K.Dir});
+    Out.Notifications.push_back({Level::Error, Note, K.Name, "", K.Dir});
 
   KernelView View(K, Analysis);
   std::optional<KernelView> Base;

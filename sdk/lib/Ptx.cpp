@@ -243,7 +243,7 @@ private:
   Error headerDirective(PtxTuning &T);
   Error functionBody(PtxFunction &F);
   Error bodyDirective(uint32_t Scope);
-  Expected<uint64_t> localBytes(StringRef Decl, const char *At,
+  Expected<uint64_t> localBytes(StringRef Decl, uint32_t AtLine, uint32_t AtColumn,
                                 uint64_t &Align);
   Error instruction(const char *Start, uint32_t Scope);
   Error finishFunction(PtxFunction &F);
@@ -709,6 +709,8 @@ Error PtxScanner::functionBody(PtxFunction &F) {
 
 Error PtxScanner::bodyDirective(uint32_t Scope) {
   const char *Start = Cur;
+  // The statement may span lines: its errors point at where it starts.
+  uint32_t StartLine = Line, StartColumn = column(Start);
   StringRef Word = readWord();
   if (Word == ".loc") {
     LastWasLabel = false;
@@ -724,24 +726,29 @@ Error PtxScanner::bodyDirective(uint32_t Scope) {
   LastWasLabel = false;
   if (Word == ".local" && Fn) {
     uint64_t Align = 1;
-    Expected<uint64_t> Bytes = localBytes(*Tail, Start, Align);
+    Expected<uint64_t> Bytes =
+        localBytes(*Tail, StartLine, StartColumn, Align);
     if (!Bytes)
       return Bytes.takeError();
     if (!Fn->LocalLine)
-      Fn->LocalLine = Line;
+      Fn->LocalLine = StartLine;
     // Laid out in order, each at its alignment (ptxas's frame: depot 4
     // at .align 4 then 40 at .align 8 take 48 bytes).
     Fn->LocalBytes = alignTo(Fn->LocalBytes, Align) + *Bytes;
     if (Fn->LocalBytes > (uint64_t(1) << 32))
-      return errorAt(Start, "more than 4 GiB of .local memory declared");
+      return errorAtLine(StartLine, StartColumn,
+                         "more than 4 GiB of .local memory declared");
   }
   return Error::success();
 }
 
 /// The bytes a `.local` declaration reserves: `.align 4 .b8 __local_depot0
 /// [28]` is 28, `.v4 .f32 x[2]` 32, `.u64 y` 8.
-Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, const char *At,
-                                          uint64_t &Align) {
+Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, uint32_t AtLine,
+                                          uint32_t AtColumn, uint64_t &Align) {
+  auto Fail = [&](const Twine &Msg) {
+    return errorAtLine(AtLine, AtColumn, Msg);
+  };
   uint64_t Elem = 0, Vec = 1, Count = 1;
   SmallVector<StringRef, 8> Words;
   Decl.split(Words, ' ', -1, false);
@@ -751,7 +758,7 @@ Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, const char *At,
     if (AlignNext) {
       AlignNext = false;
       if (W.getAsInteger(10, Align) || !isPowerOf2_64(Align) || Align > 4096)
-        return errorAt(At, "expected a power of two up to 4096 after .align");
+        return Fail("expected a power of two up to 4096 after .align");
       continue;
     }
     if (W == ".align") {
@@ -774,15 +781,15 @@ Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, const char *At,
       uint64_t N = 0;
       if (E == StringRef::npos || W.slice(B + 1, E).getAsInteger(10, N) ||
           N > (uint64_t(1) << 32))
-        return errorAt(At, "expected a bounded array size in this .local "
+        return Fail("expected a bounded array size in this .local "
                            "declaration");
       Count *= N;
       if (Count > (uint64_t(1) << 32))
-        return errorAt(At, "more than 4 GiB of .local memory declared");
+        return Fail("more than 4 GiB of .local memory declared");
     }
   }
   if (!Elem)
-    return errorAt(At, "expected an element type (.b8, .u32, ...) in this "
+    return Fail("expected an element type (.b8, .u32, ...) in this "
                        ".local declaration");
   Align = std::max(Align, Elem * Vec);
   return Elem * Vec * Count;
