@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz campaigns on the device machine's CPUs (its GPU is not used): the
 # libFuzzer targets built here by tools/fuzz.sh (clang-22, ASan + UBSan),
-# carried as devwork/fuzz-pack.tar.xz with the shared libraries they need
+# carried as devwork/fuzz-pack*.tar.xz with the shared libraries they need
 # (libgestell, Debian's libLLVM and its dependencies), since the device has
 # no LLVM 22.
 #
@@ -13,7 +13,9 @@ set -uo pipefail
 seconds=$1 jobs=$2
 shift 2
 pack=$(mktemp -d)
-tar xJf devwork/fuzz-pack.tar.xz -C "$pack"
+# devwork/fuzz-pack.tar.xz, then any later packs over it (fuzz-pack2...:
+# rebuilt binaries and libgestell only).
+for p in devwork/fuzz-pack*.tar.xz; do tar xJf "$p" -C "$pack"; done
 export LD_LIBRARY_PATH="$pack/lib"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for t in "$@"; do
