@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""What the loader does with gestell's ELF files, read with `readelf -d`.
+
+  elf_deps.py needed BUILD
+      gestell, libgestell and every plugin (lib/gestell/plugins/*.so and the
+      test plugins) NEED only libraries of the allow-list below: linked with
+      --as-needed, and LLVM Support without its zlib, zstd and Z3 objects.
+  elf_deps.py runpath BUILD --cmake CMAKE
+      Every ELF file of the build tree's bin/ and lib/, and of an install
+      (`cmake --install BUILD --prefix TMP`), has RUNPATH/RPATH entries that
+      all start with $ORIGIN: no empty entry (the loader would search the
+      current directory), no absolute path (the build folder), no other
+      relative one. A file that NEEDS libgestell.so.0 finds it through one.
+  elf_deps.py cwd BUILD --cmake CMAKE
+      The built and the installed gestell run `--version` and
+      `--list-checks` (which loads the plugins) from a folder holding a
+      bogus file named like each library they NEED.
+
+Exit 0 when every promise holds, 1 otherwise (each failure printed).
+"""
+import argparse
+import fnmatch
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# The libraries gestell may NEED. libboost_filesystem: Boost.DLL's path
+# operations (boost::dll::fs is boost::filesystem until BOOST_DLL_USE_STD_FS).
+ALLOWED_NEEDED = [
+    "libgestell.so.0",
+    "libtomlplusplus.so.*",
+    "libstdc++.so.*",
+    "libm.so.*",
+    "libgcc_s.so.*",
+    "libc.so.*",
+    "ld-linux*.so.*",
+    "libboost_filesystem.so.*",
+]
+
+
+def is_elf(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def dynamic(path):
+    """(NEEDED list, [(tag, value)] of RUNPATH/RPATH) of one ELF file."""
+    out = subprocess.run(["readelf", "-d", "--wide", path], check=True,
+                         capture_output=True, text=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.*)\]", out)
+    paths = re.findall(r"\((RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[(.*)\]",
+                       out)
+    return needed, paths
+
+
+def product_files(tree):
+    """The binary, libgestell and every plugin under an install or build
+    tree (bin/, lib/), by the layout both share."""
+    files = [os.path.join(tree, "bin", "gestell")]
+    lib = os.path.join(tree, "lib")
+    files += sorted(os.path.join(lib, f) for f in os.listdir(lib)
+                    if f.startswith("libgestell.so.")
+                    and not os.path.islink(os.path.join(lib, f)))
+    for sub in ("plugins", "test-plugins"):
+        d = os.path.join(lib, "gestell", sub)
+        if os.path.isdir(d):
+            files += sorted(os.path.join(d, f) for f in os.listdir(d)
+                            if f.endswith(".so"))
+    return [f for f in files if os.path.exists(f)]
+
+
+def elf_files(tree):
+    out = []
+    for top in ("bin", "lib"):
+        for root, dirs, names in os.walk(os.path.join(tree, top)):
+            dirs.sort()
+            for n in sorted(names):
+                p = os.path.join(root, n)
+                if not os.path.islink(p) and is_elf(p):
+                    out.append(p)
+    return out
+
+
+def check_needed(build):
+    files = product_files(build)
+    if not any(f.endswith("/bin/gestell") for f in files) or \
+            not any("/plugins/" in f for f in files):
+        return [f"{build}: no bin/gestell or lib/gestell/plugins/*.so"]
+    failures = []
+    for f in files:
+        needed, _ = dynamic(f)
+        bad = [n for n in needed
+               if not any(fnmatch.fnmatchcase(n, a) for a in ALLOWED_NEEDED)]
+        print(f"{os.path.relpath(f, build)}: NEEDED {' '.join(needed)}")
+        if bad:
+            failures.append(f"{f}: NEEDED outside the allow-list: "
+                            f"{', '.join(bad)}")
+    return failures
+
+
+def runpath_problems(path):
+    needed, paths = dynamic(path)
+    problems = []
+    dirs = []
+    for tag, value in paths:
+        for entry in value.split(":"):
+            if entry == "":
+                problems.append(f"{tag} {value!r} has an empty entry (the "
+                                "loader searches the current directory)")
+            elif not re.match(r"^\$(ORIGIN|\{ORIGIN\})(/|$)", entry):
+                kind = "absolute" if entry.startswith("/") else "relative"
+                problems.append(f"{tag} {value!r}: {kind} entry {entry!r} "
+                                "(only $ORIGIN-relative entries)")
+            else:
+                rest = re.sub(r"^\$(ORIGIN|\{ORIGIN\})", "", entry)
+                dirs.append(os.path.normpath(os.path.dirname(path) + rest))
+    if "libgestell.so.0" in needed and not any(
+            os.path.exists(os.path.join(d, "libgestell.so.0")) for d in dirs):
+        problems.append(f"NEEDS libgestell.so.0 but no RUNPATH entry finds "
+                        f"it ({':'.join(v for _, v in paths) or 'none'})")
+    return problems, ":".join(v for _, v in paths)
+
+
+def check_runpath_tree(tree, label):
+    files = elf_files(tree)
+    if not files:
+        return [f"{tree}: no ELF file under bin/ or lib/"]
+    failures = []
+    for f in files:
+        problems, value = runpath_problems(f)
+        shown = f"[{value}]" if value or dynamic(f)[1] else "none"
+        print(f"{label} {os.path.relpath(f, tree)}: RUNPATH {shown}")
+        failures += [f"{f}: {p}" for p in problems]
+    return failures
+
+
+def install(cmake, build, prefix):
+    r = subprocess.run([cmake, "--install", build, "--prefix", prefix],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return [f"cmake --install {build} failed:\n{r.stdout}{r.stderr}"]
+    return []
+
+
+def check_cwd(tree, label):
+    """Runs tree's gestell from a folder full of bogus libraries."""
+    gestell = os.path.join(tree, "bin", "gestell")
+    names = set()
+    for f in product_files(tree):
+        names.update(dynamic(f)[0])
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="gestell-cwd.") as cwd:
+        for n in sorted(names):
+            with open(os.path.join(cwd, n), "wb") as f:
+                f.write(b"not a shared library\n")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("LD_")}
+        for args, expect in ((["--version"], "gestell "),
+                             (["--list-checks"], "Enabled checks:")):
+            r = subprocess.run([gestell] + args, cwd=cwd, env=env,
+                               capture_output=True, text=True)
+            out = r.stdout + r.stderr
+            print(f"{label}: gestell {' '.join(args)} in a folder with "
+                  f"{len(names)} bogus libraries: exit {r.returncode}")
+            if r.returncode != 0 or expect not in out:
+                failures.append(f"{label} gestell {' '.join(args)} from "
+                                f"{cwd} (bogus {', '.join(sorted(names))}): "
+                                f"exit {r.returncode}:\n{out}")
+            if args == ["--list-checks"] and "nvidia-" not in out:
+                failures.append(f"{label}: --list-checks lists no nvidia-* "
+                                f"check (plugins not loaded):\n{out}")
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("mode", choices=["needed", "runpath", "cwd"])
+    ap.add_argument("build")
+    ap.add_argument("--cmake", default="cmake")
+    a = ap.parse_args()
+    if shutil.which("readelf") is None:
+        print("FAIL: readelf not found (binutils)")
+        return 1
+    build = os.path.abspath(a.build)
+    failures = []
+    if a.mode == "needed":
+        failures = check_needed(build)
+    else:
+        with tempfile.TemporaryDirectory(prefix="gestell-install.") as tmp:
+            prefix = os.path.join(tmp, "prefix")
+            failures = install(a.cmake, build, prefix)
+            if not failures:
+                for tree, label in ((build, "build"), (prefix, "installed")):
+                    failures += (check_runpath_tree(tree, label)
+                                 if a.mode == "runpath"
+                                 else check_cwd(tree, label))
+    for f in failures:
+        print("FAIL: " + f)
+    if not failures:
+        print(f"PASS: {a.mode}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
