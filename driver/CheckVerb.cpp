@@ -83,6 +83,13 @@ cl::opt<unsigned> JobsOpt("j",
                                    "core); output is the same for any N"),
                           cl::value_desc("N"), cl::init(0), cl::Prefix,
                           GESTELL_CHECK_OPTION);
+cl::opt<std::string> ShardOpt(
+    "shard",
+    cl::desc("Lint only part I of N (1 <= I <= N): the kernels whose name "
+             "and target hash to it, the same on every machine and in any "
+             "order; the N SARIF files merge into the whole run's "
+             "(docs/ci.md)"),
+    cl::value_desc("I/N"), GESTELL_CHECK_OPTION);
 cl::list<std::string>
     PathMapOpt("path-map",
                cl::desc("Rewrite paths under FROM to TO in reports (the "
@@ -152,6 +159,13 @@ int runCheckVerb() {
   if (Error E = appendGlobs(Opts.CommandLine.WarningsAsErrors,
                             WarningsAsErrorsOpt, "--warnings-as-errors"))
     return fail("--warnings-as-errors: " + toString(std::move(E)));
+  Shard Part;
+  if (ShardOpt.getNumOccurrences()) {
+    Expected<Shard> S = parseShard(ShardOpt);
+    if (!S)
+      return fail(toString(S.takeError()));
+    Part = *S;
+  }
   ReportOptions Report;
   Report.ToolVersion = GESTELL_VERSION;
   Report.DocsUrl = GESTELL_DOCS_URL;
@@ -208,7 +222,7 @@ int runCheckVerb() {
     return fail(toString(Device.takeError()));
   Analysis->Device = *Device;
 
-  RunReport R = Session.run(BaselineOpt, JobsOpt, *Analysis);
+  RunReport R = Session.run(BaselineOpt, JobsOpt, *Analysis, Part);
   for (const Notification &N : R.Notifications)
     printNotification(N);
 
@@ -241,7 +255,10 @@ int runCheckVerb() {
       ++Counts[static_cast<unsigned>(Res.Diag.Severity)];
   }
   errs() << "gestell: " << R.KernelsChecked << " kernel"
-         << (R.KernelsChecked == 1 ? "" : "s") << " checked: " << Counts[2]
+         << (R.KernelsChecked == 1 ? "" : "s") << " checked";
+  if (!Part.all())
+    errs() << " in shard " << Part.Index << "/" << Part.Count;
+  errs() << ": " << Counts[2]
          << " error(s), " << Counts[1] << " warning(s), " << Counts[0]
          << " remark(s)";
   if (Suppressed)

@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <map>
@@ -35,6 +36,26 @@ std::vector<std::string> builtinPluginDirs() {
       Dirs.push_back(N);
   }
   return Dirs;
+}
+
+bool Shard::holds(const Kernel &K) const {
+  return all() ||
+         xxh3_64bits(K.Name + "\n" + K.target().str()) % Count + 1 == Index;
+}
+
+Expected<Shard> parseShard(StringRef Text) {
+  auto [I, N] = Text.split('/');
+  Shard S;
+  auto Digits = [](StringRef X) {
+    return !X.empty() && X.find_first_not_of("0123456789") == StringRef::npos;
+  };
+  if (!Digits(I) || !Digits(N) || I.getAsInteger(10, S.Index) ||
+      N.getAsInteger(10, S.Count) || S.Index < 1 || S.Index > S.Count)
+    return createStringError(inconvertibleErrorCode(),
+                             "--shard: expected I/N with 1 <= I <= N (e.g. "
+                             "--shard=2/8), got '%s'",
+                             Text.str().c_str());
+  return S;
 }
 
 Expected<std::unique_ptr<LintSession>>
@@ -215,7 +236,8 @@ LintSession::storedOptions(const EffectiveConfig &Cfg) const {
 }
 
 RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
-                           const AnalysisOptions &Analysis) const {
+                           const AnalysisOptions &Analysis,
+                           const Shard &Part) const {
   RunReport R;
   R.Plugins = Plugins;
   R.Notifications = PackProblems;
@@ -269,9 +291,10 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   for (const Found &F : All)
     if (!F.Cfg->excluded(F.K.Name))
       Jobs.push_back({&F.K, F.Cfg, nullptr});
-  // With a baseline: match kernels (as gestell diff does), and run the same
-  // checks on the baseline build, each baseline kernel with the config of
-  // the kernel it matches (else the primary config).
+  // With a baseline: match kernels (as gestell diff does) among all of
+  // them, and run the same checks on the baseline build, each baseline
+  // kernel with the config of the kernel it matches (else the primary
+  // config). A match has its kernel's name and target, so its shard.
   std::vector<KernelJob> BaseJobs;
   std::vector<std::pair<const Kernel *, const Kernel *>> Pairs;
   if (!Baseline.empty()) {
@@ -282,11 +305,14 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
     std::map<const Kernel *, const EffectiveConfig *> BaseConfig;
     for (size_t I = 0; I < Jobs.size(); ++I) {
       Jobs[I].Baseline = Match[I];
-      Pairs.push_back({Jobs[I].K, Match[I]});
       if (Match[I])
         BaseConfig[Match[I]] = Jobs[I].Config;
+      if (Part.holds(*Jobs[I].K))
+        Pairs.push_back({Jobs[I].K, Match[I]});
     }
     for (const Kernel &B : Baseline) {
+      if (!Part.holds(B))
+        continue;
       auto It = BaseConfig.find(&B);
       const EffectiveConfig *Cfg =
           It != BaseConfig.end() ? It->second : &primaryConfig();
@@ -294,6 +320,9 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
         BaseJobs.push_back({&B, Cfg, nullptr});
     }
   }
+  // --shard: this part's kernels.
+  std::erase_if(Jobs,
+                [&](const KernelJob &J) { return !Part.holds(*J.K); });
 
   std::set<const EffectiveConfig *> Used;
   if (Opts.Paths.empty())

@@ -48,6 +48,25 @@ struct LintOptions {
   bool KeepGoing = false;
 };
 
+/// `--shard=I/N`: the I-th of N disjoint parts of the kernels, chosen by a
+/// hash of the kernel's name and target (Kernel::target()), so a kernel
+/// lands in the same part whatever the discovery order, the machine or the
+/// checkout path. Not by folder: the kernels that share a name and target
+/// (autotuning variants, the same kernel in two caches) share their
+/// results' fingerprints, numbered ":2", ":3"... across them in report
+/// order, and --baseline matches kernels, and compares those it cannot
+/// match, within one name and target; so each part numbers and compares
+/// them as the whole run does. The default (1/1) is every kernel.
+struct Shard {
+  unsigned Index = 1, Count = 1; ///< 1 <= Index <= Count
+  bool all() const { return Count == 1; }
+  /// Whether kernel K is in this part.
+  bool holds(const Kernel &K) const;
+};
+
+/// Reads "I/N" (decimal, 1 <= I <= N); the error says what was expected.
+llvm::Expected<Shard> parseShard(llvm::StringRef Text);
+
 class LintSession {
 public:
   /// Reads configs, loads plugins, validates options.
@@ -74,9 +93,12 @@ public:
   storedOptions(const EffectiveConfig &Cfg) const;
 
   /// Discovers the kernels of every path (and of BaselinePath when not
-  /// empty), runs the enabled checks and returns the report.
+  /// empty), runs the enabled checks on the kernels of Part (with a
+  /// baseline: matched among all kernels, then the baseline kernels of
+  /// Part) and returns the report.
   RunReport run(llvm::StringRef BaselinePath, unsigned Threads,
-                const AnalysisOptions &Analysis = {}) const;
+                const AnalysisOptions &Analysis = {},
+                const Shard &Part = {}) const;
 
 private:
   LintSession() = default;
