@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the loader does with gestell's ELF files, read with `readelf -d`.
 
-  elf_deps.py needed BUILD
+  elf_deps.py needed BUILD [--sanitized]
       gestell, libgestell and every plugin (lib/gestell/plugins/*.so and the
       test plugins) NEED only libraries of the allow-list below: linked with
       --as-needed, and LLVM Support without its zlib, zstd and Z3 objects.
@@ -39,6 +39,9 @@ ALLOWED_NEEDED = [
     "ld-linux*.so.*",
     "libboost_filesystem.so.*",
 ]
+# A sanitizer build (--sanitized) links Debian's libLLVM.so instead of the
+# static LLVM Support (sdk/CMakeLists.txt), and gcc's sanitizer runtimes.
+SANITIZED_NEEDED = ["libLLVM.so.*", "libasan.so.*", "libubsan.so.*"]
 
 
 def is_elf(path):
@@ -87,7 +90,7 @@ def elf_files(tree):
     return out
 
 
-def check_needed(build):
+def check_needed(build, allowed):
     files = product_files(build)
     if not any(f.endswith("/bin/gestell") for f in files) or \
             not any("/plugins/" in f for f in files):
@@ -96,7 +99,7 @@ def check_needed(build):
     for f in files:
         needed, _ = dynamic(f)
         bad = [n for n in needed
-               if not any(fnmatch.fnmatchcase(n, a) for a in ALLOWED_NEEDED)]
+               if not any(fnmatch.fnmatchcase(n, a) for a in allowed)]
         print(f"{os.path.relpath(f, build)}: NEEDED {' '.join(needed)}")
         if bad:
             failures.append(f"{f}: NEEDED outside the allow-list: "
@@ -183,6 +186,9 @@ def main():
     ap.add_argument("mode", choices=["needed", "runpath", "cwd"])
     ap.add_argument("build")
     ap.add_argument("--cmake", default="cmake")
+    ap.add_argument("--sanitized", action="store_true",
+                    help="a sanitizer build: libLLVM.so and the sanitizer "
+                    "runtimes are allowed too")
     a = ap.parse_args()
     if shutil.which("readelf") is None:
         print("FAIL: readelf not found (binutils)")
@@ -190,7 +196,8 @@ def main():
     build = os.path.abspath(a.build)
     failures = []
     if a.mode == "needed":
-        failures = check_needed(build)
+        failures = check_needed(build, ALLOWED_NEEDED +
+                                (SANITIZED_NEEDED if a.sanitized else []))
     else:
         with tempfile.TemporaryDirectory(prefix="gestell-install.") as tmp:
             prefix = os.path.join(tmp, "prefix")
