@@ -331,8 +331,10 @@ Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given,
         std::string_view((*Buf)->getBufferStart(), (*Buf)->getBufferSize()),
         std::string_view(Path));
   } catch (const toml::parse_error &E) {
-    return inputError(Path, E.source().begin.line, E.source().begin.column,
-                      std::string(E.description()));
+    auto [Line, Column] = positionInside((*Buf)->getBuffer(),
+                                         E.source().begin.line,
+                                         E.source().begin.column);
+    return inputError(Path, Line, Column, std::string(E.description()));
   }
   Reader R(Path, *File);
   if (Error E = R.read(Root))

@@ -279,7 +279,9 @@ Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
     Doc = toml::parse(std::string_view(Text.data(), Text.size()),
                       std::string_view(SourceName.data(), SourceName.size()));
   } catch (const toml::parse_error &E) {
-    return nodeError(SourceName, E.source(), E.description());
+    auto [Line, Column] =
+        positionInside(Text, E.source().begin.line, E.source().begin.column);
+    return inputError(SourceName, Line, Column, std::string(E.description()));
   }
 
   FamilyTable T;

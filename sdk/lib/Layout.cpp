@@ -18,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <set>
@@ -1073,8 +1074,10 @@ Expected<Layout> parseLayoutText(StringRef AttributeText) {
   if (!M)
     return M.takeError();
   const Attribute *A = (*M)->attributeAlias("#layout");
-  if (!A)
-    return llError("no attribute in '" + AttributeText + "'");
+  if (!A) // `loc(...)` reads as a location alias, not an attribute
+    return inputError("<layout>", 1, strlen("#layout = ") + 1,
+                      "expected a layout attribute, not '" +
+                          AttributeText.trim() + "'");
   return parseLayout(*A, **M);
 }
 

@@ -116,8 +116,22 @@ private:
 
   uint32_t column(const char *P) const { return P - LineStart + 1; }
 
+  /// An error at P, which may lie on an earlier line than the one being
+  /// read (a statement or balanced group that spans lines): its own line
+  /// and column, counted back from the current line's start.
   Error errorAt(const char *P, const Twine &Msg) const {
-    return inputError(Path, Line, column(P), Msg);
+    if (P >= LineStart)
+      return inputError(Path, Line, column(P), Msg);
+    uint32_t L = Line;
+    const char *Start = LineStart;
+    while (Start > P && L > 1) {
+      --L;
+      const char *Prev = Start - 1; // the '\n' that ended line L
+      while (Prev > Buf.begin() && Prev[-1] != '\n')
+        --Prev;
+      Start = Prev;
+    }
+    return inputError(Path, L, uint32_t(P - Start) + 1, Msg);
   }
   Error errorAtLine(uint32_t L, uint32_t C, const Twine &Msg) const {
     return inputError(Path, L, C, Msg);

@@ -1093,7 +1093,9 @@ PackLoad PackReader::read() {
     Root = toml::parse(std::string_view(Text.data(), Text.size()),
                        std::string_view(Path));
   } catch (const toml::parse_error &E) {
-    problem(pos(E.source().begin), std::string(E.description()));
+    auto [Line, Column] =
+        positionInside(Text, E.source().begin.line, E.source().begin.column);
+    problem({Line, Column}, std::string(E.description()));
     return std::move(Out);
   }
   Out.Pack = std::make_shared<RulePack>();

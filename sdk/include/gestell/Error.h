@@ -13,6 +13,8 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
+#include <utility>
+
 #include <string>
 
 namespace gestell {
@@ -39,6 +41,13 @@ llvm::Error inputError(llvm::StringRef Path, const llvm::Twine &Message);
 /// An error at a line (and column, 1-based; 0 = unknown) of a file.
 llvm::Error inputError(llvm::StringRef Path, unsigned Line, unsigned Column,
                        const llvm::Twine &Message);
+
+/// Line:Column moved inside Text when a parser reports a place past its
+/// end (toml++ puts "encountered end-of-file" on the line after the last,
+/// or past the last column): the end of the last line. A place inside is
+/// returned as it is.
+std::pair<unsigned, unsigned> positionInside(llvm::StringRef Text,
+                                             unsigned Line, unsigned Column);
 
 } // namespace gestell
 
