@@ -15,7 +15,8 @@ shift 2
 pack=$(mktemp -d)
 # devwork/fuzz-pack.tar.xz, then any later packs over it (fuzz-pack2...:
 # rebuilt binaries and libgestell only).
-for p in devwork/fuzz-pack*.tar.xz; do tar xJf "$p" -C "$pack"; done
+# In byte order (LC_ALL=C): a locale's collation puts fuzz-pack2 first.
+for p in $(LC_ALL=C ls devwork/fuzz-pack*.tar.xz); do tar xJf "$p" -C "$pack"; done
 export LD_LIBRARY_PATH="$pack/lib"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for t in "$@"; do
