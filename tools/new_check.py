@@ -6,13 +6,22 @@
   plugins/<module>/<Module>Module.cpp   its R.add<...>() line, sorted by id
   plugins/<module>/CMakeLists.txt       the source, when the module lists
                                         its sources (built-in modules glob)
-  tests/lit/<module>/<name>.test        a lit test over the test corpus
+  tests/lit/checks/<id>.test            its lit test: one %check_gestell
+                                        block per target, filled from the
+                                        current output by
+                                        tools/update_expectations.py
   docs/checks/<id>.md                   the doc page, and its row in
-                                        docs/checks/README.md
+                                        docs/checks/README.md, sorted by id
+
+Out of tree (--root names a project without gestell's sdk/, e.g. a copy of
+plugins/example): the class goes to <root>/ (or <root>/plugins/<module>/
+when it exists) in --namespace (default: the module name), the test to
+<root>/tests/<id>.test (RUN lines use %gestell and %plugin: define them in
+your lit.cfg.py), the page to <root>/docs/<id>.md.
 
 usage: tools/new_check.py MODULE NAME --summary "One sentence, no period"
            [--stage ptx] [--stage sass] [--level warning] [--category performance]
-           [--root DIR]
+           [--root DIR] [--namespace NS]
 
 MODULE is a folder of plugins/ (nvidia, triton, example, or your own copy of
 example); the check id is MODULE-NAME. The scaffold builds, registers and
@@ -22,6 +31,7 @@ the test every diagnostic it must print on the corpus, and fill the doc.
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 STAGES = {
@@ -65,6 +75,7 @@ def main():
     ap.add_argument("--level", default="warning", choices=["remark", "warning", "error"])
     ap.add_argument("--category", default="performance")
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--namespace", help="C++ namespace of the check class")
     a = ap.parse_args()
 
     if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", a.name):
@@ -72,15 +83,23 @@ def main():
     if a.summary.endswith("."):
         sys.exit("new_check.py: the summary has no final period")
     root, module = a.root, a.module
+    in_tree = os.path.isdir(os.path.join(root, "sdk", "include", "gestell"))
     plugin_dir = os.path.join(root, "plugins", module)
+    if not in_tree and not os.path.isdir(plugin_dir):
+        plugin_dir = root
     modules = [f for f in os.listdir(plugin_dir) if f.endswith("Module.cpp")] \
         if os.path.isdir(plugin_dir) else []
     if len(modules) != 1:
-        sys.exit(f"new_check.py: no plugins/{module}/<Module>Module.cpp")
+        sys.exit(f"new_check.py: no <Module>Module.cpp in {plugin_dir}")
     module_cpp = os.path.join(plugin_dir, modules[0])
     check_id = f"{module}-{a.name}"
     cls = camel(a.name) + "Check"
-    ns = module.replace("-", "_") if module == "example" else f"gestell::{module.replace('-', '_')}"
+    if a.namespace:
+        ns = a.namespace
+    elif in_tree and module in ("nvidia", "triton"):
+        ns = f"gestell::{module}"
+    else:
+        ns = module.replace("-", "_")
     stages = a.stage or ["ptx"]
     first = next((s for s in stages if s in VIEW), None)
     level = a.level.capitalize()
@@ -199,20 +218,41 @@ Error {cls}::check(CheckInput &In) {{
         open(cmake, "w").write(ctext)
         print(f"added {cls}.cpp to {cmake}")
 
-    load = "" if module in ("nvidia", "triton") else f"--load=%testplugins/gestell-{module}.so "
-    write_new(os.path.join(root, "tests", "lit", module, a.name + ".test"), f"""# {check_id}: {a.summary}.
-#
-# Every diagnostic the check prints on the corpus, at its exact location
-# (CHECK lines), and nothing else (--implicit-check-not). Name the kernels
-# where it must stay quiet, and why.
+    if in_tree:
+        load = "" if module in ("nvidia", "triton") else \
+            f" -- --load=%testplugins/gestell-{module}.so"
+        test = os.path.join(root, "tests", "lit", "checks", check_id + ".test")
+        write_new(test, f"""# {check_id} on the test corpus, one block per target
+# (tools/update_expectations.py rewrites the blocks from the current output;
+# review the diff). Add a block for each fixture where it must fire, and
+# for each where it must stay quiet, with why.
 
-RUN: %gestell {load}--checks='-*,{check_id}' %corpus/triton-3.6.0/bundles 2>&1 \\
+# The bundles of the test corpus.
+# RUN: %check_gestell %s {check_id} tests/corpus/triton-3.6.0/bundles BUNDLES{load}
+""")
+        gestell = os.path.join(root, "build", "bin", "gestell")
+        if os.path.exists(gestell):
+            subprocess.run([sys.executable, os.path.join(root, "tools", "update_expectations.py"),
+                            "--gestell", gestell, test], check=False)
+        else:
+            print(f"build gestell, then: tools/update_expectations.py --gestell build/bin/gestell {test}")
+        test_rel = f"tests/lit/checks/{check_id}.test"
+    else:
+        test = os.path.join(root, "tests", check_id + ".test")
+        write_new(test, f"""# {check_id}: every diagnostic it prints on your fixtures, and nothing
+# else. %gestell and %plugin are your lit config's (the gestell binary,
+# this plugin's .so).
+
+RUN: %gestell --load=%plugin --checks='-*,{check_id}' %S/fixtures 2>&1 \\
 RUN:   | FileCheck %s --implicit-check-not='{{{{error|warning|remark}}}}:'
 
-CHECK: gestell: {{{{[0-9]+}}}} kernels checked: 0 error(s), 0 warning(s), 0 remark(s)
+CHECK: gestell: {{{{[0-9]+}}}} kernel{{{{s?}}}} checked: 0 error(s), 0 warning(s), 0 remark(s)
 """)
+        test_rel = f"tests/{check_id}.test"
 
-    write_new(os.path.join(root, "docs", "checks", check_id + ".md"), f"""# {check_id}
+    docs = os.path.join(root, "docs", "checks") if in_tree else os.path.join(root, "docs")
+    os.makedirs(docs, exist_ok=True)
+    write_new(os.path.join(docs, check_id + ".md"), f"""# {check_id}
 
 {a.summary}
 
@@ -236,13 +276,19 @@ What a static read of compiled output cannot see.
 ## On the corpus
 
 What it reports on each kernel of `tests/corpus/triton-3.6.0/bundles`
-(`tests/lit/{module}/{a.name}.test`).
+(`{test_rel}`).
 """)
     index = os.path.join(root, "docs", "checks", "README.md")
     if os.path.exists(index):
-        itext = open(index).read().rstrip("\n") + "\n"
-        itext += f"| [{check_id}]({check_id}.md) | {module} | {a.summary} |\n"
-        open(index, "w").write(itext)
+        lines = open(index).read().split("\n")
+        row = f"| [{check_id}]({check_id}.md) | {module} | {a.summary} |"
+        rows = [i for i, l in enumerate(lines) if l.startswith("| [")]
+        if rows:
+            at = next((i for i in rows if lines[i] > row), rows[-1] + 1)
+        else:
+            at = len(lines)
+        lines.insert(at, row)
+        open(index, "w").write("\n".join(lines))
         print(f"listed in {index}")
 
 

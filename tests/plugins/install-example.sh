@@ -63,7 +63,31 @@ grep -q "example-wide-store  *Stores wider than needed" <<< "$list" \
   || { echo "FAIL: scaffolded check not listed: $list" >&2; exit 1; }
 "$work/prefix/bin/gestell" --load="$work/scaffold-build/gestell-example.so" \
   --checks='-*,example-wide-store' "$corpus/sm90" > /dev/null
-test -f "$work/scaffold/docs/checks/example-wide-store.md"
-test -f "$work/scaffold/tests/lit/example/wide-store.test"
+test -f "$work/scaffold/docs/example-wide-store.md"
+grep -q "RUN: %gestell --load=%plugin --checks='-\*,example-wide-store'" \
+  "$work/scaffold/tests/example-wide-store.test" \
+  || { echo "FAIL: out-of-tree test not written" >&2; exit 1; }
+grep -q "namespace example {" "$work/scaffold/plugins/example/WideStoreCheck.h" \
+  || { echo "FAIL: out-of-tree check not in the module's namespace" >&2; exit 1; }
+! grep -q "testplugins\|tests/lit" "$work/scaffold/tests/example-wide-store.test" \
+  "$work/scaffold/plugins/example/WideStoreCheck.h" "$work/scaffold/plugins/example/WideStoreCheck.cpp" \
+  || { echo "FAIL: out-of-tree scaffold names in-tree paths" >&2; exit 1; }
+
+# In tree: the test is tests/lit/checks/<id>.test with a %check_gestell
+# block, and the index row lands in id order.
+tree="$work/in-tree"
+mkdir -p "$tree/sdk/include/gestell" "$tree/plugins" "$tree/docs" "$tree/tests/lit/checks"
+cp -r "$src/plugins/triton" "$tree/plugins/"
+cp -r "$src/docs/checks" "$tree/docs/"
+python3 "$src/tools/new_check.py" triton aaa-first --stage ttgir \
+  --summary "Sorts first" --root "$tree" > /dev/null
+grep -q "RUN: %check_gestell %s triton-aaa-first tests/corpus/triton-3.6.0/bundles BUNDLES" \
+  "$tree/tests/lit/checks/triton-aaa-first.test" \
+  || { echo "FAIL: in-tree test not a %check_gestell block" >&2; exit 1; }
+rows=$(grep '^| \[' "$tree/docs/checks/README.md" | cut -d'|' -f2)
+[ "$rows" = "$(LC_ALL=C sort <<< "$rows")" ] \
+  || { echo "FAIL: docs/checks/README.md rows not in id order" >&2; exit 1; }
+grep -q "R.add<gestell::triton::AaaFirstCheck>" "$tree/plugins/triton/TritonModule.cpp" \
+  || { echo "FAIL: not registered" >&2; exit 1; }
 
 echo "PASS: plugin built against the installed SDK loads and reports"
