@@ -211,6 +211,15 @@ int runCheckVerb() {
     return ExitOk;
   }
 
+  // Nothing to run is a mistake in --checks or the config, not a clean
+  // result (clang-tidy: "no checks enabled").
+  bool AnyEnabled = false;
+  for (size_t I = 0; I < Paths.size(); ++I)
+    AnyEnabled |= !Session.configForPath(I).enabled().empty();
+  if (!AnyEnabled)
+    return fail("no checks enabled: --checks and the configuration leave "
+                "none on (--list-checks shows what is enabled)");
+
   // SASS for cubin-only kernels (a Triton cache) comes from nvdisasm, into
   // the tool's own cache; without one the SASS checks skip those kernels
   // and the run says so once.

@@ -20,7 +20,9 @@ namespace gestell::driver {
 Expected<Glob> Glob::create(StringRef Pattern) {
   Glob G;
   G.Text = std::make_shared<const std::string>(Pattern.str());
-  Expected<GlobPattern> P = GlobPattern::create(*G.Text);
+  // Brace alternatives (`{a,b}`) only when a bound on their expansion is
+  // given: 1024 covers any list of check ids.
+  Expected<GlobPattern> P = GlobPattern::create(*G.Text, /*MaxSubPatterns=*/1024);
   if (!P)
     return P.takeError();
   G.Pattern = std::move(*P);
@@ -29,8 +31,22 @@ Expected<Glob> Glob::create(StringRef Pattern) {
 
 Error appendGlobs(std::vector<GlobItem> &Out, StringRef Items, StringRef Origin,
                   bool AllowNegative) {
+  // Split at the commas outside braces: `nvidia-{register-spill,tma-*}`
+  // is one glob (GlobPattern's alternatives), as docs/config.md shows.
   SmallVector<StringRef, 8> Parts;
-  Items.split(Parts, ',', -1, /*KeepEmpty=*/false);
+  unsigned Depth = 0;
+  size_t From = 0;
+  for (size_t I = 0; I <= Items.size(); ++I) {
+    char C = I < Items.size() ? Items[I] : ',';
+    if (C == '{')
+      ++Depth;
+    else if (C == '}' && Depth)
+      --Depth;
+    else if (C == ',' && !Depth) {
+      Parts.push_back(Items.slice(From, I));
+      From = I + 1;
+    }
+  }
   for (StringRef Part : Parts) {
     Part = Part.trim();
     if (Part.empty())

@@ -50,8 +50,23 @@ int main(int argc, char **argv) {
           &errs()))
     return ExitFailure;
   for (const auto &E : verbs())
-    if (*E.Cmd)
+    if (*E.Cmd) {
+      // Options of another verb (those of `check` are also the top level's,
+      // for `gestell PATH`) parse anywhere; a verb given one it does not
+      // use says so instead of ignoring it.
+      auto &Own = cl::getRegisteredOptions(*E.Cmd);
+      for (const auto &[Name, O] : cl::getRegisteredOptions(
+               cl::SubCommand::getTopLevel())) {
+        if (!O->getNumOccurrences() || Own.count(Name) ||
+            O->getFormattingFlag() == cl::Positional)
+          continue;
+        errs() << "gestell " << E.Cmd->getName() << ": --" << Name
+               << " is not an option of '" << E.Cmd->getName()
+               << "' (see gestell " << E.Cmd->getName() << " --help)\n";
+        return ExitFailure;
+      }
       return E.Run();
+    }
   for (const auto &E : verbs())
     if (E.IsDefault)
       return E.Run();
