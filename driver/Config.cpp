@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <sstream>
 
 using namespace llvm;
 
@@ -355,6 +356,15 @@ Expected<std::shared_ptr<const ConfigFile>> readConfigFile(StringRef Given,
   Reader R(Path, *File);
   if (Error E = R.read(Root))
     return E;
+  if (Root.contains("family") || Root.contains("mapping")) {
+    toml::table Entries;
+    for (const char *Key : {"family", "mapping"})
+      if (const toml::node *N = Root.get(Key))
+        Entries.insert(Key, *N);
+    std::ostringstream OS;
+    OS << toml::toml_formatter(Entries);
+    File->FamilyEntries = OS.str();
+  }
   if (Root.contains("family")) {
     Expected<FamilyTable> User =
         FamilyTable::parse((*Buf)->getBuffer(), Path, /*OnlyFamilies=*/false);
@@ -544,6 +554,8 @@ void dumpConfig(raw_ostream &OS, const EffectiveConfig &Cfg,
     for (const auto &[Key, Value] : It->second)
       OS << Key << " = " << formatOption(Value) << "\n";
   }
+  if (!F.FamilyEntries.empty())
+    OS << "\n" << F.FamilyEntries << "\n";
   for (const Suppression &S : F.Suppressions) {
     OS << "\n[[suppression]]\n";
     OS << "check = " << quoted(S.Check.text()) << "\n";

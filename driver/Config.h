@@ -88,6 +88,9 @@ struct ConfigFile {
   /// The file's [[family]] entries merged in front of the built-in table
   /// (docs/families.md); null when it has none.
   std::shared_ptr<const FamilyTable> Families;
+  /// The file's own [[family]] and [[mapping]] entries as TOML, for
+  /// --dump-config ("" when it has none).
+  std::string FamilyEntries;
   /// Unknown keys, with "did you mean": "file:line:col: unknown key ...".
   std::vector<std::string> Warnings;
 };

@@ -59,6 +59,11 @@ cl::opt<std::string> NvdisasmOpt(
     cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
              "(default: PATH, then an installed triton package)"),
     cl::value_desc("PATH"), GESTELL_STATS_OPTION);
+cl::opt<std::string> ConfigOpt(
+    "config",
+    cl::desc("Use this config file's [[family]] table instead of the "
+             "nearest .gestell.toml's"),
+    cl::value_desc("FILE"), GESTELL_STATS_OPTION);
 cl::opt<std::string> DeviceOpt(
     "device",
     cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
@@ -112,9 +117,9 @@ KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
 
 int runStats() {
   // Instruction families: the built-in table, with the [[family]] entries
-  // of the nearest .gestell.toml in front.
+  // of --config or else the nearest .gestell.toml in front.
   std::vector<std::string> PathList(Paths.begin(), Paths.end());
-  if (Error E = useConfigFamilies("", PathList)) {
+  if (Error E = useConfigFamilies(ConfigOpt, PathList)) {
     errs() << "gestell stats: " << toString(std::move(E)) << "\n";
     return ExitFailure;
   }
