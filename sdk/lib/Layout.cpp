@@ -250,6 +250,10 @@ Expected<LL> mmaToLinear(const Layout &L, ArrayRef<int64_t> Shape) {
 
 Expected<LL> dotToLinear(const Layout &L, ArrayRef<int64_t> Shape) {
   unsigned Rank = Shape.size();
+  // An operand of a matrix product has an M (or N) and a K dimension.
+  if (Rank < 2)
+    return llError("a dot_op layout needs a tensor of rank 2 or more, not " +
+                   Twine(Rank));
   const Layout &P = *L.Parent;
   bool IsA = L.OpIdx == 0;
   unsigned KDim = IsA ? Rank - 1 : Rank - 2;
