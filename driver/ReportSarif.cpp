@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
@@ -110,29 +111,74 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
   if (D.Hint)
     Msg += "\nFix hint (" + D.Hint->Where + "): " + sentence(D.Hint->Message);
 
-  json::Array Related;
-  auto AddRelated = [&](const DiagLoc &L, StringRef Message) {
-    json::Object O = location(L, Opt.Paths);
-    O["id"] = Related.size();
-    O["message"] = text(Message);
-    Related.push_back(std::move(O));
+  // Candidate locations in order of preference: the Python line when it is
+  // in the checkout (mapped to a relative path by --path-map, or a file
+  // that exists), then the artifact line the check read, then the rest.
+  // The primary is the first with a line in a text file: code scanning
+  // shows nothing useful at a binary .cubin, and drops a result whose
+  // primary location is outside the repository.
+  struct Candidate {
+    DiagLoc L;
+    std::string Message;
   };
-  json::Array Locations;
-  if (D.SourceLoc) {
-    Locations.push_back(location(*D.SourceLoc, Opt.Paths));
-    AddRelated(D.Primary,
-               D.Primary.Message.empty()
-                   ? "the " + stageName(*D.Primary.ArtifactStage).upper() +
-                         " line the check read"
-                   : D.Primary.Message);
-  } else {
-    Locations.push_back(location(D.Primary, Opt.Paths));
-  }
+  auto InCheckout = [&](const DiagLoc &L) {
+    std::string P = Opt.Paths.map(L.File);
+    return !sys::path::is_absolute(P, sys::path::Style::posix) ||
+           sys::fs::exists(P);
+  };
+  std::vector<Candidate> All;
+  bool SourceFirst = D.SourceLoc && InCheckout(*D.SourceLoc);
+  if (SourceFirst)
+    All.push_back({*D.SourceLoc, "the Python source line"});
+  All.push_back({D.Primary, D.Primary.Message.empty() && D.Primary.ArtifactStage
+                                ? "the " +
+                                      stageName(*D.Primary.ArtifactStage).upper() +
+                                      " line the check read"
+                                : D.Primary.Message});
+  if (D.SourceLoc && !SourceFirst)
+    All.push_back({*D.SourceLoc, "the Python source line (outside this "
+                                 "checkout: --path-map maps it in)"});
   for (const DiagLoc &L : D.Related)
-    AddRelated(L, relatedMessage(L));
+    All.push_back({L, relatedMessage(L)});
   for (const Note &N : D.Notes)
     if (N.Loc)
-      AddRelated(*N.Loc, N.Message);
+      All.push_back({*N.Loc, N.Message});
+  auto Readable = [](const DiagLoc &L) {
+    return L.Line && L.ArtifactStage != Stage::Cubin;
+  };
+  size_t PrimaryAt = 0;
+  if (!SourceFirst && !Readable(All[0].L))
+    for (size_t I = 1; I < All.size(); ++I)
+      if (Readable(All[I].L) && All[I].L.ArtifactStage) {
+        PrimaryAt = I;
+        break;
+      }
+
+  // Code scanning shows only the locations the message links to
+  // ([text](id)), so the message ends with a link to each.
+  json::Array Locations{location(All[PrimaryAt].L, Opt.Paths)};
+  json::Array Related;
+  std::string Links;
+  for (size_t I = 0; I < All.size(); ++I) {
+    if (I == PrimaryAt)
+      continue;
+    const DiagLoc &L = All[I].L;
+    json::Object O = location(L, Opt.Paths);
+    unsigned Id = Related.size();
+    O["id"] = Id;
+    O["message"] = text(All[I].Message);
+    Related.push_back(std::move(O));
+    std::string Label =
+        L.ArtifactStage == Stage::Cubin
+            ? std::string("the cubin")
+            : (L.ArtifactStage ? stageName(*L.ArtifactStage).upper()
+                               : std::string("Python")) +
+                  (L.Line ? " line " + std::to_string(L.Line) : std::string());
+    Links += (Links.empty() ? "" : ", ") + ("[" + Label + "](" +
+                                            std::to_string(Id) + ")");
+  }
+  if (!Links.empty())
+    Msg += "\nSee " + Links + ".";
 
   json::Object Props{{"kernel", D.Kernel}, {"target", D.Target}};
   if (D.Primary.ArtifactStage)
@@ -212,6 +258,9 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
   J.attribute("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
   J.attributeArray("runs", [&] {
     J.objectBegin();
+    // One category per tool (GitHub code scanning: one run per tool and
+    // category in an upload; upload-sarif's `category` overrides it).
+    J.attributeObject("automationDetails", [&] { J.attribute("id", "gestell/"); });
     J.attributeArray("invocations", [&] {
       J.objectBegin();
       J.attribute("executionSuccessful", R.executionSuccessful());
