@@ -1,114 +1,415 @@
 #!/usr/bin/env bash
-# Benchmarks gestell on a corpus (not a test: speed is measured, never
-# asserted).
+# Benchmarks gestell against grep and against a Python regex parse of SASS.
+# Figures are printed, never asserted: this is not a test.
 #
-#   tools/bench.sh CORPUS_DIR [BUILD_DIR]
+#   tools/bench.sh [--copies N] [--runs K] [--build DIR] [--no-callgrind] SWEEP_CACHE
 #
-# CORPUS_DIR is a corpus like the team's triton-3.6.0 folder: it must hold
-# sweep/sm90-matmul-cache (a Triton cache of 72 matmul variants: cubins and
-# PTX, no SASS). Prints:
-#  1. MB/s per parser (build/bin/bench_parsers CORPUS_DIR, when built);
-#  2. wall time of `gestell stats` (all stages, and --stages=ptx,sass) over
-#     the sweep cache and over 24 copies of it (made in a temporary folder),
-#     side by side with one `grep -cE` pass
-#     over the same folder (every file, as `grep -r` would read a cache) and
-#     over only the text stages stats parses (.ptx, .sass), with throughput
-#     as bytes under the folder per second and the ratio stats/grep.
-# Times are the best of BENCH_RUNS runs (default 5) after one warm-up run,
-# so every tool reads from the page cache. grep runs with LC_ALL=C, its
-# fastest setting.
+# SWEEP_CACHE: a Triton cache folder, e.g. the team corpus's
+# triton-3.6.0/sweep/sm90-matmul-cache (72 matmul variants for sm90, each
+# .source .ttir .ttgir .llir .ptx .cubin .json and no SASS).
+#
+# In one run it measures, on copies made in a temporary folder:
+#   sweep    SWEEP_CACHE once;
+#   copies   N copies of it side by side (default 24);
+#   sass     every bundle of tests/corpus/triton-3.6.0/bundles that has a
+#            .sass (nvdisasm -c -gi) beside its cubin: the SASS the sweep
+#            lacks, with both renderings where the corpus has them;
+#   cuobjdump the same bundles with only the .cuobjdump.sass rendering (the
+#            format Triton's tools/disasm.py reads);
+#   nvcache  the same bundles with no SASS at all, as a Triton cache holds
+#            them, read without nvdisasm and with a stand-in nvdisasm (it
+#            prints the corpus's own .sass) whose output gestell caches.
+# Commands: gestell check --format=sarif, gestell stats, gestell diff A A
+# (the same folder as both states), gestell stats --stages=sass, against
+#   (a) one `grep -rcE` pass over every file of the folder: the old
+#       reference, kept for continuity;
+#   (b) `grep -cE` over only the files that gestell command opened (found
+#       with strace; without strace, by extension: the stages it reads);
+#   (c) a Python regex parse of the SASS files gestell reads, line by line
+#       as Triton's tools/disasm.py does (instruction and control-word
+#       regexes, control bits decoded, branch targets labelled).
+# grep's pattern is the instructions of the nine families, PTX and SASS
+# spellings (docs/families.md); grep runs with LC_ALL=C, its fastest setting.
+#
+# Columns:
+#   wall s     best of K runs after one warm-up (page cache warm), gestell at
+#              its default -j (one thread per core);
+#   Minstr     instructions executed, millions (valgrind --tool=callgrind,
+#              every process of the command; gestell with -j1); only on the
+#              sets of one copy, where valgrind exists;
+#   peak MiB   largest resident set of the command's processes
+#              (/usr/bin/time, else Python's resource module), default -j;
+#   x grep-all instructions / those of (a) on the same folder (wall when
+#              there are no instruction counts);
+#   x grep-read instructions / those of (b) for the same command's files.
 set -euo pipefail
-if [ $# -lt 1 ] || [ ! -d "$1" ]; then
-  echo "usage: $0 CORPUS_DIR [BUILD_DIR]" >&2
-  exit 2
-fi
-here="$(cd "$(dirname "$0")/.." && pwd)"
-corpus="$(cd "$1" && pwd)"
-build="${2:-$here/build}"
-runs="${BENCH_RUNS:-5}"
-gestell="$build/bin/gestell"
-sweep="$corpus/sweep/sm90-matmul-cache"
-if [ ! -d "$sweep" ]; then
-  echo "$0: $sweep not found" >&2
-  exit 2
-fi
-if [ ! -x "$gestell" ]; then
-  echo "$0: $gestell not found: build first (tools/build.sh)" >&2
-  exit 2
-fi
 
-# The instructions of the nine families (docs/families.md), PTX and SASS
-# spellings, as one extended regular expression.
+usage() {
+  echo "usage: $0 [--copies N] [--runs K] [--build DIR] [--no-callgrind] SWEEP_CACHE" >&2
+  exit 2
+}
+here="$(cd "$(dirname "$0")/.." && pwd)"
+copies=24
+runs=5
+build="$here/build"
+callgrind=1
+sweep_src=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --copies) copies=${2:?}; shift 2 ;;
+  --copies=*) copies=${1#*=}; shift ;;
+  --runs) runs=${2:?}; shift 2 ;;
+  --runs=*) runs=${1#*=}; shift ;;
+  --build) build=${2:?}; shift 2 ;;
+  --build=*) build=${1#*=}; shift ;;
+  --no-callgrind) callgrind=0; shift ;;
+  -h | --help) usage ;;
+  -*) echo "$0: unknown option $1" >&2; usage ;;
+  *) [ -z "$sweep_src" ] || usage; sweep_src=$1; shift ;;
+  esac
+done
+[ -n "$sweep_src" ] && [ -d "$sweep_src" ] || usage
+[[ "$copies" =~ ^[0-9]+$ ]] && [ "$copies" -ge 2 ] || { echo "$0: --copies must be 2 or more" >&2; exit 2; }
+[[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 1 ] || { echo "$0: --runs must be 1 or more" >&2; exit 2; }
+sweep_src="$(cd "$sweep_src" && pwd)"
+build="$(cd "$build" && pwd)"
+gestell="$build/bin/gestell"
+[ -x "$gestell" ] || { echo "$0: $gestell not found: build first" >&2; exit 2; }
+bundles="$here/tests/corpus/triton-3.6.0/bundles"
+[ -d "$bundles" ] || { echo "$0: $bundles not found" >&2; exit 2; }
+if [ "$callgrind" = 1 ] && ! command -v valgrind >/dev/null; then callgrind=0; fi
+have_strace=0
+command -v strace >/dev/null && have_strace=1
+have_time=0
+[ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1 && have_time=1
+
 pattern='(mma\.|wgmma\.|tcgen05\.|ldmatrix|stmatrix|cp\.async|tensormap|ld\.(shared|global|local)|st\.(shared|global|local)|atom\.|red\.|bar\.|barrier\.|mbarrier\.|fence\.|HMMA|HGMMA|UTC[A-Z]*MMA|LDTM|STTM|LDSM|STSM|UTMA|LDS|STS|LDG|STG|LDL|STL|ATOM|BAR\.|SYNCS|WARPGROUP|DEPBAR|MEMBAR)'
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/gestell-bench.XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/xdg" # the tool's cache stays in the temp folder
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/xdg" # gestell's SASS cache stays in the temp folder
+
+#===-- The sets ------------------------------------------------------------===#
+copy_tree() { cp -r "$1" "$2" && chmod -R u+w "$2"; }
+copy_tree "$sweep_src" "$tmp/sweep"
+mkdir "$tmp/copies"
+for i in $(seq -w 1 "$copies"); do copy_tree "$sweep_src" "$tmp/copies/copy$i"; done
+mkdir -p "$tmp/sass" "$tmp/cuobjdump" "$tmp/nvcache" "$tmp/nvcache-sass"
+for d in "$bundles"/*/*/; do
+  ls "$d"*.sass >/dev/null 2>&1 || continue
+  ls "$d"*.cubin >/dev/null 2>&1 || continue
+  rel="$(basename "$(dirname "$d")")/$(basename "$d")"
+  mkdir -p "$tmp/sass/$rel" "$tmp/nvcache/$rel" "$tmp/nvcache-sass/$rel"
+  cp "$d"* "$tmp/sass/$rel/"
+  for f in "$d"*; do
+    case "$f" in
+    *.cuobjdump.sass) mkdir -p "$tmp/cuobjdump/$rel"; cp "$f" "$tmp/cuobjdump/$rel/" ;;
+    *.sass) cp "$f" "$tmp/nvcache-sass/$rel/" ;;
+    *) cp "$f" "$tmp/nvcache/$rel/" ;;
+    esac
+  done
+done
+# The cuobjdump set: the other stages too, so kernels are whole.
+for d in "$tmp/cuobjdump"/*/*/; do
+  rel="${d#"$tmp/cuobjdump/"}"
+  for f in "$tmp/nvcache/$rel"*; do cp "$f" "$d"; done
+done
+chmod -R u+w "$tmp"
+# The stand-in nvdisasm: `nvdisasm -c -gi X.cubin` prints the corpus's
+# nvdisasm -c -gi rendering of that cubin (gestell caches what it prints).
+mkdir "$tmp/bin"
+cat >"$tmp/bin/nvdisasm" <<EOF
+#!/bin/sh
+for a in "\$@"; do cubin="\$a"; done
+rel="\${cubin#$tmp/nvcache/}"
+exec cat "$tmp/nvcache-sass/\${rel%.cubin}.sass"
+EOF
+chmod +x "$tmp/bin/nvdisasm"
+
+# The Python parse of SASS, as Triton's tools/disasm.py reads cuobjdump
+# output: line regexes for function headers, instructions (offset, text,
+# encoding) and the control word on the next line, whose scheduling bits
+# are decoded; branch targets become labels. Also reads nvdisasm -c output
+# (no encodings). Prints the instructions per file.
+cat >"$tmp/sass_regex.py" <<'EOF'
+import re, sys
+FUNC = re.compile(r'\s*(?:Function : ([\w$.]+)|\.text\.([\w$.]+):)')
+INSN = re.compile(r'\s*/\*([0-9a-f]{4,})\*/\s*([^;]*;)(?:\s*/\* 0x([0-9a-f]{16}) \*/)?')
+CTRL = re.compile(r'\s*/\* 0x([0-9a-f]{16}) \*/\s*$')
+PRED = re.compile(r'@!?U?P(?:T|\d)\s+')
+BRA = re.compile(r'(.*BRA(?:\.U)?\s+)(?:`\()?(0x[0-9a-f]+|\.L_x_\d+)')
+
+def ctrl_bits(word):
+    enc = int(word, 16)
+    stall, yld = (enc >> 41) & 0xf, (enc >> 45) & 0x1
+    wrtdb, readb, watdb = (enc >> 46) & 0x7, (enc >> 49) & 0x7, (enc >> 52) & 0x3f
+    return '%s:%s:%s:%s:%x' % ('--' if watdb == 0 else '%02d' % watdb,
+                               '-' if readb == 7 else readb,
+                               '-' if wrtdb == 7 else wrtdb,
+                               'Y' if yld == 0 else '-', stall)
+
+total = 0
+for path in sys.argv[1:]:
+    funcs, opcodes, labels, ctrls = [], {}, {}, 0
+    with open(path, errors='replace') as f:
+        lines = f.read().splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        m = FUNC.match(line)
+        if m:
+            funcs.append(m.group(1) or m.group(2))
+            continue
+        m = INSN.match(line)
+        if not m:
+            continue
+        asm = PRED.sub('', m.group(2).strip(), count=1)
+        op = asm.split(None, 1)[0].rstrip(';')
+        opcodes[op] = opcodes.get(op, 0) + 1
+        b = BRA.match(asm)
+        if b and b.group(2) not in labels:
+            labels[b.group(2)] = len(labels)
+        if m.group(3) and i < len(lines):
+            c = CTRL.match(lines[i])
+            if c:
+                ctrl_bits(c.group(1))
+                ctrls += 1
+                i += 1
+    n = sum(opcodes.values())
+    total += n
+    print('%s: %d instructions, %d opcodes, %d functions, %d labels, %d control words'
+          % (path, n, len(opcodes), len(funcs), len(labels), ctrls))
+print('total:', total)
+EOF
+
+#===-- Measuring -----------------------------------------------------------===#
+declare -A WALL INSN RSS NOTE
+python="$(python3 -c 'import sys; print(sys.executable)')" # not a pyenv shim
 
 now_ns() { date +%s%N; }
-# best_of SECONDS_VAR CMD...: runs CMD once to warm up, then $runs times;
-# sets the variable to the shortest wall time in seconds.
-best_of() {
-  local var=$1 best="" start end t
-  shift
-  "$@" >/dev/null 2>&1 || true
-  for ((i = 0; i < runs; i++)); do
+# measure KEY CALLGRIND(0/1) CMD...: wall (best of $runs after a warm-up)
+# and peak RSS of CMD, and with CALLGRIND=1 its instructions. An argument
+# @J is dropped, except under callgrind where it becomes -j1.
+measure() {
+  local key=$1 cg=$2 best="" start end t rc=0 a
+  shift 2
+  local cmd=() cmd1=()
+  for a in "$@"; do
+    if [ "$a" = @J ]; then cmd1+=(-j1); else cmd+=("$a"); cmd1+=("$a"); fi
+  done
+  "${cmd[@]}" >"$tmp/out.txt" 2>"$tmp/err.txt" || rc=$?
+  if [ "$rc" -gt 1 ]; then
+    NOTE[$key]="exit $rc: $(tail -1 "$tmp/err.txt" | cut -c1-110)"
+  fi
+  for ((r = 0; r < runs; r++)); do
     start=$(now_ns)
-    "$@" >/dev/null 2>&1 || true
+    "${cmd[@]}" >/dev/null 2>&1 || true
     end=$(now_ns)
     t=$((end - start))
     if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
   done
-  printf -v "$var" '%s' "$(awk -v ns="$best" 'BEGIN { printf "%.4f", ns / 1e9 }')"
+  WALL[$key]=$(awk -v ns="$best" 'BEGIN { printf "%.4f", ns / 1e9 }')
+  if [ "$have_time" = 1 ]; then
+    /usr/bin/time -o "$tmp/rss.txt" -f %M "${cmd[@]}" >/dev/null 2>&1 || true
+    RSS[$key]=$(tail -1 "$tmp/rss.txt")
+  else
+    RSS[$key]=$("$python" -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "${cmd[@]}")
+  fi
+  if [ "$cg" = 1 ] && [ "$callgrind" = 1 ]; then
+    rm -f "$tmp"/vg.*
+    valgrind --tool=callgrind --trace-children=yes \
+      --callgrind-out-file=/dev/null --log-file="$tmp/vg.%p" "${cmd1[@]}" \
+      >/dev/null 2>&1 || true
+    INSN[$key]=$(cat "$tmp"/vg.* | awk '/Collected :/ { s += $NF } END { print s + 0 }')
+  fi
 }
-bytes_under() { find "$@" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
-text_files() { find "$1" -type f \( -name '*.ptx' -o -name '*.sass' \) -print0; }
-grep_all() { LC_ALL=C grep -rcE "$pattern" "$1"; }
-grep_text() { text_files "$1" | LC_ALL=C xargs -0 grep -cE "$pattern"; }
 
-echo "gestell benchmark: $corpus ($(nproc) cores, best of $runs runs)"
+# opened KEY DIR CMD...: the regular files under DIR that CMD opens, as a
+# NUL-separated list in $tmp/files.KEY (strace); without strace, the files
+# of the extensions in $FALLBACK_EXT. $tmp/sass.KEY: the .sass among them.
+opened() {
+  local key=$1 dir=$2
+  shift 2
+  if [ "$have_strace" = 1 ]; then
+    # One log per thread (-ff), so no call is split across lines.
+    rm -f "$tmp"/strace.*
+    strace -ff -qq -e trace=open,openat -o "$tmp/strace" "$@" >/dev/null 2>&1 || true
+    cat "$tmp"/strace.* | sed -nE 's/^open(at)?\((AT_FDCWD, )?"([^"]+)".* = [0-9]+$/\3/p' |
+      sort -u | while IFS= read -r f; do
+        case "$f" in "$dir"/*) [ -f "$f" ] && printf '%s\0' "$f" ;; esac
+      done >"$tmp/files.$key"
+  else
+    local args=() e
+    for e in $FALLBACK_EXT; do args+=(-o -name "*$e"); done
+    find "$dir" -type f \( "${args[@]:1}" \) -print0 | sort -z >"$tmp/files.$key"
+  fi
+  tr '\0' '\n' <"$tmp/files.$key" | grep -E '\.sass$' | tr '\n' '\0' >"$tmp/sass.$key" || true
+}
+describe_files() { # KEY: "72 .cubin, 72 .json, ..."
+  tr '\0' '\n' <"$tmp/files.$1" | sed -E 's/.*(\.cuobjdump\.sass|\.res-usage\.txt|\.[a-z]+)$/\1/' |
+    sort | uniq -c | awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 } END { if (!NR) printf "none" }'
+}
+files_bytes() { xargs -0 -r -a "$tmp/files.$1" cat | wc -c; }
+files_count() { tr -cd '\0' <"$tmp/files.$1" | wc -c; }
+bytes_under() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
+
+# The commands compared, as words for measure (G: gestell VERB @J ...).
+GREP_ALL=(env LC_ALL=C grep -rcE "$pattern")    # + FOLDER
+GREP_FILES=(env LC_ALL=C xargs -0 -r -a)         # + LIST grep -cE PATTERN
+PY_SASS=(xargs -0 -r -a)                         # + LIST python script
+
+declare -a ROWS
+row() { ROWS+=("$1|$2"); } # KEY|label
+
+mib() { awk -v k="$1" 'BEGIN { if (k == "") print "-"; else printf "%.1f", k / 1024 }'; }
+minstr() { awk -v n="$1" 'BEGIN { if (n == "") print "-"; else printf "%.1f", n / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+
+# table TITLE GREPALL_KEY: the rows collected so far, then clears them.
+table() {
+  local title=$1 ref=$2 r key label ref_read
+  echo "== $title"
+  printf '  %-68s %8s %9s %9s %9s %9s\n' "" "wall s" "Minstr" "peak MiB" "x grep-all" "x grep-read"
+  for r in "${ROWS[@]}"; do
+    key=${r%%|*}
+    label=${r#*|}
+    ref_read=${READREF[$key]:-}
+    local a b
+    if [ -n "${INSN[$ref]:-}" ] && [ -n "${INSN[$key]:-}" ]; then
+      a=$(ratio "${INSN[$key]}" "${INSN[$ref]}")
+      b=$([ -n "$ref_read" ] && ratio "${INSN[$key]}" "${INSN[$ref_read]:-}" || echo -)
+    else
+      a=$(ratio "${WALL[$key]}" "${WALL[$ref]}")
+      b=$([ -n "$ref_read" ] && ratio "${WALL[$key]}" "${WALL[$ref_read]:-}" || echo -)
+    fi
+    printf '  %-68s %8s %9s %9s %9s %9s\n' "$label" "${WALL[$key]}" "$(minstr "${INSN[$key]:-}")" \
+      "$(mib "${RSS[$key]:-}")" "$a" "$b"
+    [ -z "${NOTE[$key]:-}" ] || echo "      ^ ${NOTE[$key]}"
+  done
+  echo
+  ROWS=()
+}
+declare -A READREF # gestell row -> its grep-read row
+
+#===-- Runs ----------------------------------------------------------------===#
+cores=$(nproc)
+echo "gestell benchmark: $(date -u +%F), $cores cores, load $(cut -d' ' -f1 /proc/loadavg), best of $runs runs"
+echo "gestell: $gestell ($("$gestell" --version 2>/dev/null | head -1)); checkout at $(cd "$here" && git rev-parse --short HEAD 2>/dev/null || echo '?')"
+if command -v nvdisasm >/dev/null; then
+  echo "nvdisasm on PATH: $(command -v nvdisasm) (the sweep's SASS comes from it, cached)"
+else
+  echo "no nvdisasm on PATH: the sweep and its copies have no SASS (the checks that read it skip);"
+  echo "the SASS columns come from the tests/corpus bundles (sets sass, cuobjdump, nvcache)"
+fi
+[ "$callgrind" = 1 ] || echo "no instruction counts (valgrind missing or --no-callgrind): ratios are of wall time"
+[ "$have_strace" = 1 ] || echo "no strace: 'files it opened' are the files of the stages each verb reads, by extension"
 echo
 
-if [ -x "$build/bin/bench_parsers" ]; then
-  echo "== parsers (build/bin/bench_parsers)"
-  "$build/bin/bench_parsers" "$corpus"
-  echo
-else
-  echo "== parsers: $build/bin/bench_parsers not built, skipped"
-  echo
-fi
-
-cp -r "$sweep" "$tmp/sweep"
-mkdir "$tmp/copies"
-for i in $(seq -w 1 24); do
-  cp -r "$sweep" "$tmp/copies/copy$i"
-done
-
-report() {
-  local name=$1 dir=$2
-  local kernels all text
-  kernels=$(find "$dir" -name '*.cubin' | wc -l)
-  all=$(bytes_under "$dir")
-  text=$(text_files "$dir" | xargs -0 cat | wc -c)
-  local t_all t_stats t_stats1 t_grep t_gtext
-  best_of t_grep grep_all "$dir"
-  best_of t_gtext grep_text "$dir"
-  best_of t_all "$gestell" stats --format=json "$dir"
-  best_of t_stats "$gestell" stats --format=json --stages=ptx,sass "$dir"
-  best_of t_stats1 "$gestell" stats --format=json --stages=ptx,sass -j1 "$dir"
-  echo "== $name: $kernels kernels, $((all / 1000000)) MB in all, $((text / 1000000)) MB of .ptx/.sass"
-  awk -v all="$all" -v a="$t_all" -v s="$t_stats" -v s1="$t_stats1" -v g="$t_grep" -v gt="$t_gtext" 'BEGIN {
-    mb = all / 1e6
-    printf "  %-44s %8s %8s %7s\n", "", "seconds", "MB/s", "vs grep"
-    printf "  %-44s %8.3f %8.0f %7s\n", "grep -rcE (every file)", g, mb / g, "1.00"
-    printf "  %-44s %8.3f %8.0f %7.2f\n", "grep -cE (.ptx and .sass only)", gt, mb / gt, g / gt
-    printf "  %-44s %8.3f %8.0f %7.2f\n", "gestell stats (ptx, sass, ttgir)", a, mb / a, g / a
-    printf "  %-44s %8.3f %8.0f %7.2f\n", "gestell stats --stages=ptx,sass", s, mb / s, g / s
-    printf "  %-44s %8.3f %8.0f %7.2f\n", "gestell stats --stages=ptx,sass -j1", s1, mb / s1, g / s1
-  }'
-  echo
+# One set: grep over all, the files each verb opens, the three verbs.
+verb_rows() { # PREFIX DIR CALLGRIND
+  local p=$1 d=$2 cg=$3 v
+  FALLBACK_EXT=".ttgir .ptx .sass .cuobjdump.sass .cubin .json .source .ttir" \
+    opened "$p.check" "$d" "$gestell" check --format=sarif "$d"
+  FALLBACK_EXT=".ttgir .ptx .sass .cuobjdump.sass .cubin .json" \
+    opened "$p.stats" "$d" "$gestell" stats "$d"
+  FALLBACK_EXT=".ttgir .ptx .sass .cuobjdump.sass .cubin .json .source .ttir" \
+    opened "$p.diff" "$d" "$gestell" diff "$d" "$d"
+  measure "$p.grep" "$cg" "${GREP_ALL[@]}" "$d"
+  row "$p.grep" "(a) grep -rcE, every file ($(($(bytes_under "$d") / 1000000)) MB)"
+  for v in check stats diff; do
+    measure "$p.grep.$v" "$cg" "${GREP_FILES[@]}" "$tmp/files.$p.$v" grep -cE "$pattern"
+    row "$p.grep.$v" "(b) grep -cE, the $(files_count "$p.$v") files $v opens ($(($(files_bytes "$p.$v") / 1000000)) MB)"
+  done
+  measure "$p.check" "$cg" "$gestell" check @J --format=sarif "$d"
+  row "$p.check" "gestell check --format=sarif"
+  READREF[$p.check]="$p.grep.check"
+  measure "$p.stats" "$cg" "$gestell" stats @J "$d"
+  row "$p.stats" "gestell stats"
+  READREF[$p.stats]="$p.grep.stats"
+  measure "$p.diff" "$cg" "$gestell" diff @J "$d" "$d"
+  row "$p.diff" "gestell diff A A (the folder as both states)"
+  READREF[$p.diff]="$p.grep.diff"
 }
 
-report "sweep cache (sweep/sm90-matmul-cache)" "$tmp/sweep"
-report "24 copies of the sweep cache" "$tmp/copies"
-echo "MB/s: bytes under the folder per second of wall time; vs grep: grep -rcE time / that time (above 1: faster than grep)."
+kernels_in() { find "$1" -name '*.cubin' | wc -l; }
+n_sweep=$(kernels_in "$tmp/sweep")
+n_copies=$(kernels_in "$tmp/copies")
+
+verb_rows sweep "$tmp/sweep" 1
+echo "sweep: files check opens: $(describe_files sweep.check)"
+echo "       files stats opens: $(describe_files sweep.stats)"
+echo "       files diff opens:  $(describe_files sweep.diff)"
+echo
+table "sweep: $n_sweep kernels (SWEEP_CACHE, one copy)" sweep.grep
+
+verb_rows copies "$tmp/copies" 0
+table "copies: $n_copies kernels ($copies copies of the sweep; no callgrind)" copies.grep
+
+# SASS, nvdisasm rendering, from the corpus bundles.
+n_sass=$(kernels_in "$tmp/sass")
+verb_rows sass "$tmp/sass" 1
+FALLBACK_EXT=".sass .cubin .json" opened sass.sassonly "$tmp/sass" "$gestell" stats --stages=sass "$tmp/sass"
+measure sass.grep.sassonly 1 "${GREP_FILES[@]}" "$tmp/files.sass.sassonly" grep -cE "$pattern"
+row sass.grep.sassonly "(b) grep -cE, the files stats --stages=sass opens"
+measure sass.sassonly 1 "$gestell" stats @J --stages=sass "$tmp/sass"
+row sass.sassonly "gestell stats --stages=sass (parses and counts the SASS)"
+READREF[sass.sassonly]=sass.grep.sassonly
+measure sass.py 1 "${PY_SASS[@]}" "$tmp/sass.sass.sassonly" "$python" "$tmp/sass_regex.py"
+row sass.py "(c) Python regex parse, disasm.py style, of the same .sass"
+READREF[sass.py]=sass.grep.sassonly
+echo "sass: files stats --stages=sass opens: $(describe_files sass.sassonly)"
+echo
+table "sass: $n_sass kernels of tests/corpus with nvdisasm -c -gi SASS beside the cubin" sass.grep
+
+# SASS, cuobjdump rendering (what disasm.py was written for).
+n_cuo=$(kernels_in "$tmp/cuobjdump")
+measure cuo.grep 1 "${GREP_ALL[@]}" "$tmp/cuobjdump"
+row cuo.grep "(a) grep -rcE, every file"
+FALLBACK_EXT=".cuobjdump.sass .cubin .json" opened cuo.sassonly "$tmp/cuobjdump" "$gestell" stats --stages=sass "$tmp/cuobjdump"
+measure cuo.grep.sassonly 1 "${GREP_FILES[@]}" "$tmp/files.cuo.sassonly" grep -cE "$pattern"
+row cuo.grep.sassonly "(b) grep -cE, the files stats --stages=sass opens"
+measure cuo.sassonly 1 "$gestell" stats @J --stages=sass "$tmp/cuobjdump"
+row cuo.sassonly "gestell stats --stages=sass"
+READREF[cuo.sassonly]=cuo.grep.sassonly
+measure cuo.py 1 "${PY_SASS[@]}" "$tmp/sass.cuo.sassonly" "$python" "$tmp/sass_regex.py"
+row cuo.py "(c) Python regex parse, disasm.py style, of the same .cuobjdump.sass"
+READREF[cuo.py]=cuo.grep.sassonly
+table "cuobjdump: $n_cuo kernels with only the cuobjdump -sass rendering" cuo.grep
+
+# The SASS cache: the sass set without its SASS, as a Triton cache.
+measure nv.grep 1 "${GREP_ALL[@]}" "$tmp/nvcache"
+row nv.grep "(a) grep -rcE, every file"
+measure nv.none 1 env PATH="$tmp/nobin:/usr/bin:/bin" "$gestell" stats @J "$tmp/nvcache"
+row nv.none "gestell stats, no nvdisasm (no SASS read)"
+"$gestell" stats --nvdisasm="$tmp/bin/nvdisasm" "$tmp/nvcache" >/dev/null 2>&1 || true # fills the cache
+measure nv.warm 1 "$gestell" stats @J --nvdisasm="$tmp/bin/nvdisasm" "$tmp/nvcache"
+row nv.warm "gestell stats, warm SASS cache (stand-in nvdisasm never runs)"
+measure nv.beside 1 "$gestell" stats @J "$tmp/sass"
+row nv.beside "gestell stats, the same SASS beside the cubins (set sass)"
+table "nvcache: the $n_sass sass kernels with no SASS in the folder" nv.grep
+
+#===-- Goals (issue 15) ----------------------------------------------------===#
+goal() { # LABEL VALUE LIMIT UNIT
+  local verdict
+  verdict=$(awk -v v="$2" -v l="$3" 'BEGIN { if (v == "-" || v == "") print "not measured"; else if (v + 0 <= l + 0) print "met"; else print "NOT met" }')
+  printf '  %-66s %10s %-6s (goal <= %s) %s\n' "$1" "$2" "$4" "$3" "$verdict"
+}
+pick() { [ -n "${INSN[$1]:-}" ] && [ -n "${INSN[$2]:-}" ] && ratio "${INSN[$1]}" "${INSN[$2]}" || echo -; }
+echo "== goals of issue 15 (instructions from callgrind, -j1)"
+goal "check --format=sarif / grep-all, instructions, sweep" "$(pick sweep.check sweep.grep)" 0.5 x
+goal "check --format=sarif / grep over the files check opens, instr, sweep" "$(pick sweep.check sweep.grep.check)" 0.5 x
+goal "diff A A / check, instructions, sweep" "$(pick sweep.diff sweep.check)" 1.5 x
+goal "diff A A / check, instructions, sass set" "$(pick sass.diff sass.check)" 1.5 x
+goal "stats warm SASS cache / stats without nvdisasm, instructions" "$(pick nv.warm nv.none)" 1.1 x
+goal "stats warm SASS cache / stats with the SASS beside, instructions" "$(pick nv.warm nv.beside)" 1.1 x
+goal "check / grep-all, wall, $copies copies" "$(ratio "${WALL[copies.check]}" "${WALL[copies.grep]}")" 0.5 x
+goal "peak RSS, check --format=sarif, $copies copies" "$(mib "${RSS[copies.check]}")" 64 MiB
+per_pair=$(awk -v a="${RSS[copies.diff]}" -v b="${RSS[sweep.diff]}" -v n="$n_copies" -v m="$n_sweep" \
+  'BEGIN { printf "%.1f", (a - b) * 1024 / (n - m) / 1000 }')
+goal "diff A A memory per kernel pair: (RSS at $copies copies - at 1) / pairs" "$per_pair" 10 KB
+echo
+echo "Minstr: millions of instructions (callgrind, all processes, gestell -j1). wall: best of $runs,"
+echo "gestell at -j$cores. peak MiB: maximum resident set. x grep-all / x grep-read: this row over (a) / (b)."
