@@ -123,7 +123,8 @@ int runStats() {
     errs() << "gestell stats: " << toString(std::move(E)) << "\n";
     return ExitFailure;
   }
-  Discovery D = discoverKernels(Paths);
+  // Each kernel's metadata is read in its own task, below.
+  Discovery D = discoverKernels(Paths, DiscoveryOptions{true});
   for (const DiscoveryProblem &P : D.Problems)
     errs() << "gestell stats: " << levelPrefix(P.Severity) << P.Path << ": "
            << P.Message << "\n";
@@ -163,8 +164,10 @@ int runStats() {
     Done.reserve(N);
     DefaultThreadPool Pool(hardware_concurrency(JobsOpt));
     for (size_t I = 0; I < N; ++I)
-      Done.push_back(Pool.async(
-          [&, I] { Results[I] = collect(D.Kernels[I], Opts, Families); }));
+      Done.push_back(Pool.async([&, I] {
+        loadKernelMetadata(D.Kernels[I]);
+        Results[I] = collect(D.Kernels[I], Opts, Families);
+      }));
 
     // Why kernels have no SASS -> which kernels, said once at the end.
     std::map<std::string, std::vector<std::string>> NoSass;

@@ -94,18 +94,11 @@ public:
     addSingleFile(Given, Abs);
   }
 
-  void finish() {
+  void finish(bool DeferMetadata) {
     for (auto &[Key, K] : Kernels) {
-      if (K.has(Stage::Metadata)) {
-        Expected<KernelMetadata> M =
-            readKernelMetadata(K.path(Stage::Metadata));
-        if (M)
-          K.Meta = std::move(*M);
-        else
-          K.Notes.push_back(toString(M.takeError()));
-      } else if (K.has(Stage::TTGIR)) {
-        K.Meta = metadataFromTtgir(K.path(Stage::TTGIR));
-      }
+      K.MetadataDeferred = true;
+      if (!DeferMetadata)
+        loadKernelMetadata(K);
       Result.Kernels.push_back(std::move(K));
     }
     // std::map iteration is already (Dir, Name) order.
@@ -396,11 +389,31 @@ Expected<KernelMetadata> parseKernelMetadata(StringRef Text, StringRef Path) {
 }
 
 Discovery discoverKernels(ArrayRef<std::string> Paths) {
+  return discoverKernels(Paths, DiscoveryOptions());
+}
+
+Discovery discoverKernels(ArrayRef<std::string> Paths,
+                          const DiscoveryOptions &Opts) {
   Walker W;
   for (const std::string &P : Paths)
     W.addPath(P);
-  W.finish();
+  W.finish(Opts.DeferMetadata);
   return std::move(W.Result);
+}
+
+void loadKernelMetadata(Kernel &K) {
+  if (!K.MetadataDeferred)
+    return;
+  K.MetadataDeferred = false;
+  if (K.has(Stage::Metadata)) {
+    Expected<KernelMetadata> M = readKernelMetadata(K.path(Stage::Metadata));
+    if (M)
+      K.Meta = std::move(*M);
+    else
+      K.Notes.push_back(toString(M.takeError()));
+  } else if (K.has(Stage::TTGIR)) {
+    K.Meta = metadataFromTtgir(K.path(Stage::TTGIR));
+  }
 }
 
 } // namespace gestell

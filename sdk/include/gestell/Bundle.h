@@ -76,6 +76,9 @@ struct Kernel {
   /// Problems found while discovering (unreadable metadata, ...). They are
   /// reported, never fatal.
   std::vector<std::string> Notes;
+  /// Discovery left Meta (and its Notes) to loadKernelMetadata()
+  /// (DiscoveryOptions::DeferMetadata).
+  bool MetadataDeferred = false;
 
   bool has(Stage S) const { return !Paths[static_cast<unsigned>(S)].empty(); }
   llvm::StringRef path(Stage S) const {
@@ -107,6 +110,22 @@ struct Discovery {
 /// of the bundle is never followed. Never fails as a whole: a path that
 /// cannot be read becomes a DiscoveryProblem.
 Discovery discoverKernels(llvm::ArrayRef<std::string> Paths);
+
+struct DiscoveryOptions {
+  /// Leave each kernel's metadata unread (Kernel::MetadataDeferred), for the
+  /// caller to read in the kernel's own task, in parallel with the others:
+  /// loadKernelMetadata().
+  bool DeferMetadata = false;
+};
+Discovery discoverKernels(llvm::ArrayRef<std::string> Paths,
+                          const DiscoveryOptions &Opts);
+
+/// Reads the metadata discovery deferred: Meta from the .json, else from the
+/// .ttgir's module attributes; an unreadable .json is a located error in
+/// Notes ("file:line:col: ..."), as discovery would have made it. Does
+/// nothing when K's metadata is not deferred. Safe to call for different
+/// kernels at once.
+void loadKernelMetadata(Kernel &K);
 
 /// Whether any problem of D is an error (the run then exits 2).
 bool hasErrors(const Discovery &D);
