@@ -31,39 +31,61 @@ MatchKey fullKey(const Kernel &K) {
 }
 } // namespace
 
-std::vector<const Kernel *>
-matchBaselineKernels(ArrayRef<const Kernel *> Current,
-                     ArrayRef<Kernel> Baseline) {
-  std::vector<MatchKey> Head, Base;
+BaselineMatcher::BaselineMatcher(ArrayRef<const Kernel *> Current,
+                                 ArrayRef<Kernel> Baseline) {
   for (const Kernel *K : Current)
     Head.push_back(matchKeyOf(*K, nullptr));
   for (const Kernel &K : Baseline)
     Base.push_back(matchKeyOf(K, nullptr));
-  Matching M = matchKernels(Base, Head);
+  Cheap = matchKernels(Base, Head);
 
-  // Where the cheap key leaves a choice, read the TTGIR of every kernel of
-  // that name on both sides and match again.
+  // Where the cheap key leaves a choice, the TTGIR of every kernel of that
+  // name on both sides is read and they are matched again.
   StringSet<> Undecided;
   for (unsigned H = 0; H < Head.size(); ++H)
-    if (!M.HeadMatch[H] && !M.HeadCandidates[H].empty())
+    if (!Cheap.HeadMatch[H] && !Cheap.HeadCandidates[H].empty())
       Undecided.insert(Head[H].Name);
   for (unsigned B = 0; B < Base.size(); ++B)
-    if (!M.BaseMatch[B] && !M.BaseCandidates[B].empty())
+    if (!Cheap.BaseMatch[B] && !Cheap.BaseCandidates[B].empty())
       Undecided.insert(Base[B].Name);
-  if (!Undecided.empty()) {
-    for (unsigned H = 0; H < Head.size(); ++H)
-      if (Undecided.contains(Head[H].Name))
-        Head[H] = fullKey(*Current[H]);
-    for (unsigned B = 0; B < Base.size(); ++B)
-      if (Undecided.contains(Base[B].Name))
-        Base[B] = fullKey(Baseline[B]);
-    M = matchKernels(Base, Head);
-  }
-
-  std::vector<const Kernel *> Out(Current.size(), nullptr);
+  AnyUndecided = !Undecided.empty();
+  HeadNeeds.resize(Head.size());
+  BaseNeeds.resize(Base.size());
   for (unsigned H = 0; H < Head.size(); ++H)
-    if (M.HeadMatch[H])
-      Out[H] = &Baseline[*M.HeadMatch[H]];
+    HeadNeeds[H] = Undecided.contains(Head[H].Name);
+  for (unsigned B = 0; B < Base.size(); ++B)
+    BaseNeeds[B] = Undecided.contains(Base[B].Name);
+}
+
+bool BaselineMatcher::needsFullKey(bool InBaseline, unsigned I) const {
+  return InBaseline ? BaseNeeds[I] : HeadNeeds[I];
+}
+
+void BaselineMatcher::setFullKey(bool InBaseline, unsigned I, MatchKey Key) {
+  (InBaseline ? Base : Head)[I] = std::move(Key);
+}
+
+std::vector<std::optional<unsigned>> BaselineMatcher::finish() const {
+  Matching M = AnyUndecided ? matchKernels(Base, Head) : Cheap;
+  return std::vector<std::optional<unsigned>>(M.HeadMatch.begin(),
+                                              M.HeadMatch.end());
+}
+
+std::vector<const Kernel *>
+matchBaselineKernels(ArrayRef<const Kernel *> Current,
+                     ArrayRef<Kernel> Baseline) {
+  BaselineMatcher M(Current, Baseline);
+  for (unsigned H = 0; H < Current.size(); ++H)
+    if (M.needsFullKey(false, H))
+      M.setFullKey(false, H, fullKey(*Current[H]));
+  for (unsigned B = 0; B < Baseline.size(); ++B)
+    if (M.needsFullKey(true, B))
+      M.setFullKey(true, B, fullKey(Baseline[B]));
+  std::vector<std::optional<unsigned>> Match = M.finish();
+  std::vector<const Kernel *> Out(Current.size(), nullptr);
+  for (unsigned H = 0; H < Current.size(); ++H)
+    if (Match[H])
+      Out[H] = &Baseline[*Match[H]];
   return Out;
 }
 

@@ -23,12 +23,14 @@
 #ifndef GESTELL_DRIVER_BASELINE_H
 #define GESTELL_DRIVER_BASELINE_H
 
+#include "KernelMatch.h"
 #include "Runner.h"
 
 #include "gestell/Bundle.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <optional>
 #include <vector>
 
 namespace gestell::driver {
@@ -38,6 +40,28 @@ namespace gestell::driver {
 std::vector<const Kernel *>
 matchBaselineKernels(llvm::ArrayRef<const Kernel *> Current,
                      llvm::ArrayRef<Kernel> Baseline);
+
+/// matchBaselineKernels in two steps, for a caller that reads the TTGIR
+/// itself (gestell diff reads each kernel once): the cheap keys decide
+/// first; then the caller gives the full key (matchKeyOf with the TTGIR) of
+/// each kernel needsFullKey() names, and finish() matches again.
+class BaselineMatcher {
+public:
+  BaselineMatcher(llvm::ArrayRef<const Kernel *> Current,
+                  llvm::ArrayRef<Kernel> Baseline);
+  /// Whether kernel I of Current (or of Baseline) needs its full key: its
+  /// name is one the cheap keys leave undecided.
+  bool needsFullKey(bool InBaseline, unsigned I) const;
+  void setFullKey(bool InBaseline, unsigned I, MatchKey Key);
+  /// For each kernel of Current, the index of its baseline kernel, if any.
+  std::vector<std::optional<unsigned>> finish() const;
+
+private:
+  std::vector<MatchKey> Head, Base;
+  std::vector<bool> HeadNeeds, BaseNeeds;
+  bool AnyUndecided = false;
+  Matching Cheap;
+};
 
 /// Sets Result::BaselineState on every result of Current and appends the
 /// baseline results that Current lacks as "absent". Matches maps current

@@ -8,9 +8,10 @@
 // --config, --load as for gestell check): the report lists the results
 // that are new in a later state, and those that no longer fire.
 //
-// Every kernel of every state is read on a worker thread (metrics, match
-// key, TTGIR summary) and its parses released; the report is built and
-// written once all are in, sorted, so output is the same for any -j.
+// Every kernel of every state is read once, on a worker thread, for its
+// metrics, match key, TTGIR summary and check results, and its parses
+// released (DiffLint.h); the report is built and written once all are in,
+// sorted, so output is the same for any -j.
 //
 // Exit: 2 when it could not do the job (a bad --fail-on expression, a state
 // that cannot be read or holds no kernel, an unreadable file, an output that
@@ -20,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Config.h"
+#include "DiffLint.h"
 #include "DiffModel.h"
 #include "Verb.h"
 #include "OccupancyReport.h"
@@ -30,8 +32,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/ThreadPool.h"
-#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -144,25 +144,6 @@ std::vector<std::string> stateLabels() {
   return Out;
 }
 
-KernelSummary summarize(const Kernel &K, const AnalysisOptions &Opts,
-                        const FamilyTable &Families) {
-  KernelView V(K, Opts);
-  KernelSummary S;
-  S.K = &K;
-  S.Metrics = collectKernelMetrics(V, Families);
-  const TtgirModule *M = nullptr;
-  if (K.has(Stage::TTGIR)) {
-    if (Expected<const TtgirModule &> T = V.ttgir())
-      M = &*T;
-    else
-      S.Metrics.Problems.push_back(toString(T.takeError()));
-  }
-  S.Key = matchKeyOf(K, M);
-  if (M)
-    S.Ttgir = summarizeTtgir(*M, K.path(Stage::TTGIR));
-  return S;
-}
-
 int runDiff() {
   std::vector<std::string> Paths(StatePaths.begin(), StatePaths.end());
   if (Error E = useConfigFamilies(ConfigOpt, Paths)) {
@@ -205,7 +186,7 @@ int runDiff() {
     StateSummary &S = States[I];
     S.Label = Names[I];
     S.Path = StatePaths[I];
-    S.Found = discoverKernels({StatePaths[I]});
+    S.Found = discoverKernels({StatePaths[I]}, DiscoveryOptions{true});
     for (const DiscoveryProblem &P : S.Found.Problems)
       errs() << Me << levelPrefix(P.Severity) << P.Path << ": " << P.Message
              << "\n";
@@ -231,18 +212,13 @@ int runDiff() {
   Analysis->Device = *Device;
   const AnalysisOptions &Opts = *Analysis;
 
-  {
-    DefaultThreadPool Pool(hardware_concurrency(JobsOpt));
-    for (StateSummary &S : States) {
-      S.Kernels.resize(S.Found.Kernels.size());
-      for (size_t I = 0; I < S.Kernels.size(); ++I)
-        Pool.async([&, I] {
-          S.Kernels[I] = summarize(S.Found.Kernels[I], Opts, Families);
-          S.Kernels[I].StatePath = S.Path;
-        });
-    }
-    Pool.wait();
-  }
+  // The checks' sessions first (their configs and plugins), then one read
+  // of every kernel for the summaries and the checks (DiffLint.h).
+  DiffLint Lint(States, DiffCheckOptions{ChecksOpt, ConfigOpt,
+                                         std::vector<std::string>(
+                                             LoadOpt.begin(), LoadOpt.end()),
+                                         AllowConfigPluginsOpt, JobsOpt});
+  readStates(States, Lint, Families, Opts, JobsOpt);
 
   DiffReport R =
       buildDiffReport(States, Families, Gates, DiffOptions{OpcodesOpt});
@@ -255,12 +231,7 @@ int runDiff() {
     Scope.allow(T);
   Scope.allowCurrentDirectory();
   fillSourceLines(R, Maps, Scope);
-  attachCheckFindings(
-      R,
-      DiffCheckOptions{ChecksOpt, ConfigOpt,
-                       std::vector<std::string>(LoadOpt.begin(), LoadOpt.end()),
-                       AllowConfigPluginsOpt, JobsOpt},
-      Opts);
+  Lint.finish(R, Opts);
   for (const std::string &P : R.Problems)
     errs() << Me << P << "\n";
   for (const std::string &U : R.GateUnknown)

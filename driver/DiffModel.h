@@ -214,23 +214,6 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
                            const FamilyTable &Families,
                            llvm::ArrayRef<Expr> Gates, DiffOptions Opts);
 
-/// How the diff runs the lint engine (the check verb's options).
-struct DiffCheckOptions {
-  std::string Checks;            ///< --checks globs, after the config's
-  std::string ConfigFile;        ///< --config
-  std::vector<std::string> Load; ///< --load
-  bool AllowConfigPlugins = false;
-  unsigned Threads = 0;
-};
-
-/// Runs the enabled checks on every later state against the base (as
-/// `gestell check --baseline` does) and records, per kernel, the results
-/// that are new in a later state or absent from it. Tool failures (a
-/// config, a plugin, a check that failed) go to R.Problems. AnalysisOptions
-/// as for the counts.
-void attachCheckFindings(DiffReport &R, const DiffCheckOptions &Opts,
-                         const AnalysisOptions &Analysis);
-
 /// Reads the Python line of every TTGIR change site whose file is readable
 /// (as the debug info names it, else through --path-map); files are read
 /// once, at most 16 MB.

@@ -235,6 +235,25 @@ LintSession::storedOptions(const EffectiveConfig &Cfg) const {
   return Stored.find(&Cfg)->second;
 }
 
+std::vector<const RegisteredCheck *> LintSession::rules() const {
+  std::vector<const RegisteredCheck *> Out;
+  std::set<const EffectiveConfig *> Used;
+  if (Opts.Paths.empty())
+    Used.insert(&primaryConfig());
+  for (size_t I = 0; I < Opts.Paths.size(); ++I)
+    Used.insert(&configForPath(I));
+  std::set<std::string> Seen;
+  for (const EffectiveConfig *Cfg : Used)
+    for (const RegisteredCheck *C : Cfg->enabled())
+      if (Seen.insert(C->Info.Id).second)
+        Out.push_back(C);
+  std::sort(Out.begin(), Out.end(),
+            [](const RegisteredCheck *A, const RegisteredCheck *B) {
+              return A->Info.Id < B->Info.Id;
+            });
+  return Out;
+}
+
 RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
                            const AnalysisOptions &Analysis,
                            const Shard &Part) const {
@@ -249,7 +268,9 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   std::vector<Found> All;
   for (size_t I = 0; I < Opts.Paths.size(); ++I) {
     const std::string &P = Opts.Paths[I];
-    Discovery D = discoverKernels({P});
+    // Metadata is read in each kernel's task (runChecks), in parallel,
+    // unless matching or --shard need it first (below).
+    Discovery D = discoverKernels({P}, DiscoveryOptions{true});
     for (DiscoveryProblem &Prob : D.Problems)
       R.Notifications.push_back({Prob.Severity, Prob.Path + ": " + Prob.Message,
                                  "", "", Prob.Path});
@@ -274,7 +295,7 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
 
   std::vector<Kernel> Baseline;
   if (!BaselinePath.empty()) {
-    Discovery D = discoverKernels({BaselinePath.str()});
+    Discovery D = discoverKernels({BaselinePath.str()}, DiscoveryOptions{true});
     for (DiscoveryProblem &Prob : D.Problems)
       R.Notifications.push_back({Prob.Severity,
                                  "baseline: " + Prob.Path + ": " + Prob.Message,
@@ -287,8 +308,17 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
     Baseline = std::move(D.Kernels);
   }
 
+  if (!Baseline.empty() || !Part.all()) {
+    std::vector<Kernel *> Read;
+    for (Found &F : All)
+      Read.push_back(&F.K);
+    for (Kernel &B : Baseline)
+      Read.push_back(&B);
+    loadMetadata(Read, Threads);
+  }
+
   std::vector<KernelJob> Jobs;
-  for (const Found &F : All)
+  for (Found &F : All)
     if (!F.Cfg->excluded(F.K.Name))
       Jobs.push_back({&F.K, F.Cfg, nullptr});
   // With a baseline: match kernels (as gestell diff does) among all of
@@ -310,7 +340,7 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
       if (Part.holds(*Jobs[I].K))
         Pairs.push_back({Jobs[I].K, Match[I]});
     }
-    for (const Kernel &B : Baseline) {
+    for (Kernel &B : Baseline) {
       if (!Part.holds(B))
         continue;
       auto It = BaseConfig.find(&B);
@@ -324,20 +354,7 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   std::erase_if(Jobs,
                 [&](const KernelJob &J) { return !Part.holds(*J.K); });
 
-  std::set<const EffectiveConfig *> Used;
-  if (Opts.Paths.empty())
-    Used.insert(&primaryConfig());
-  for (size_t I = 0; I < Opts.Paths.size(); ++I)
-    Used.insert(&configForPath(I));
-  std::set<std::string> Seen;
-  for (const EffectiveConfig *Cfg : Used)
-    for (const RegisteredCheck *C : Cfg->enabled())
-      if (Seen.insert(C->Info.Id).second)
-        R.Rules.push_back(C);
-  std::sort(R.Rules.begin(), R.Rules.end(),
-            [](const RegisteredCheck *A, const RegisteredCheck *B) {
-              return A->Info.Id < B->Info.Id;
-            });
+  R.Rules = rules();
 
   runChecks(Jobs, Threads, Analysis, R);
   if (!BaselinePath.empty()) {

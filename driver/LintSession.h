@@ -92,6 +92,10 @@ public:
   const std::map<std::string, OptionMap> &
   storedOptions(const EffectiveConfig &Cfg) const;
 
+  /// Every check enabled for the kernels of some path, sorted by id (what
+  /// run() reports as RunReport::Rules).
+  std::vector<const RegisteredCheck *> rules() const;
+
   /// Discovers the kernels of every path (and of BaselinePath when not
   /// empty), runs the enabled checks on the kernels of Part (with a
   /// baseline: matched among all kernels, then the baseline kernels of

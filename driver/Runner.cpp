@@ -51,14 +51,6 @@ bool stageAvailable(const Kernel &K, Stage S, const AnalysisOptions &Analysis) {
   }
 }
 
-struct KernelOutcome {
-  std::vector<Result> Results;
-  std::vector<Notification> Notifications;
-  /// Why checks that read SASS were skipped on a kernel that has a cubin
-  /// (no nvdisasm to make its SASS); "" when none was.
-  std::string SkippedForSass;
-};
-
 /// Runs one check on one kernel. Returns the failure, or "" on success.
 std::string runCheck(const RegisteredCheck &C, CheckContext &Ctx,
                      CheckInput &In) {
@@ -161,10 +153,10 @@ void reportFailures(const Kernel &K, const KernelView &View,
                     ArrayRef<std::pair<std::string, std::string>> Failures,
                     KernelOutcome &Out) {
   std::vector<std::pair<std::string, KernelView::ReadError>> Unread;
-  for (KernelView::ReadError &E : View.readErrors())
+  for (KernelView::ReadError &E : View.readErrorsSinceMark())
     Unread.push_back({"", std::move(E)});
   if (Base)
-    for (KernelView::ReadError &E : Base->readErrors())
+    for (KernelView::ReadError &E : Base->readErrorsSinceMark())
       Unread.push_back({"baseline: ", std::move(E)});
   std::vector<bool> Covered(Failures.size(), false);
   for (const auto &[Prefix, E] : Unread) {
@@ -192,19 +184,17 @@ void reportFailures(const Kernel &K, const KernelView &View,
                                    K.Name, Failures[I].first, K.Dir});
 }
 
-void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
-               KernelOutcome &Out) {
+} // namespace
+
+void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
+                 const AnalysisOptions &Analysis, KernelOutcome &Out) {
   const Kernel &K = *Job.K;
   // A kernel file discovery could not read (its .json) is a located error,
   // as in stats and diff: the run fails (exit 2), the other checks go on.
   for (const std::string &Note : K.Notes)
     Out.Notifications.push_back({Level::Error, Note, K.Name, "", K.Dir});
 
-  KernelView View(K, Analysis);
-  std::optional<KernelView> Base;
-  if (Job.Baseline)
-    Base.emplace(*Job.Baseline, Analysis);
-  CheckInput In{View, Base ? &*Base : nullptr};
+  CheckInput In{View, Base};
   std::optional<std::string> NoSass =
       K.has(Stage::Cubin) ? sassUnavailable(K, Analysis) : std::nullopt;
 
@@ -252,18 +242,22 @@ void runKernel(const KernelJob &Job, const AnalysisOptions &Analysis,
   for (std::string &N : View.readerNotes())
     Out.Notifications.push_back(
         {Level::Remark, std::move(N), K.Name, "", K.Dir});
-  reportFailures(K, View, Base ? &*Base : nullptr, Failures, Out);
-  // Release each kernel's parsed stages as soon as its checks are done.
-  View.release();
-  if (Base)
-    Base->release();
+  reportFailures(K, View, Base, Failures, Out);
   std::stable_sort(Out.Results.begin(), Out.Results.end(),
                    [](const Result &A, const Result &B) {
                      return diagnosticLess(A.Diag, B.Diag);
                    });
 }
 
-} // namespace
+void loadMetadata(ArrayRef<Kernel *> Kernels, unsigned Threads) {
+  if (none_of(Kernels, [](const Kernel *K) { return K->MetadataDeferred; }))
+    return;
+  DefaultThreadPool Pool(hardware_concurrency(Threads));
+  for (Kernel *K : Kernels)
+    if (K->MetadataDeferred)
+      Pool.async([K] { loadKernelMetadata(*K); });
+  Pool.wait();
+}
 
 void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
                const AnalysisOptions &Analysis, RunReport &R) {
@@ -271,9 +265,26 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
   {
     DefaultThreadPool Pool(hardware_concurrency(Threads));
     for (size_t I = 0; I < Jobs.size(); ++I)
-      Pool.async([&, I] { runKernel(Jobs[I], Analysis, Outcomes[I]); });
+      Pool.async([&, I] {
+        const KernelJob &Job = Jobs[I];
+        loadKernelMetadata(*Job.K);
+        KernelView View(*Job.K, Analysis);
+        std::optional<KernelView> Base;
+        if (Job.Baseline)
+          Base.emplace(*Job.Baseline, Analysis);
+        checkKernel(Job, View, Base ? &*Base : nullptr, Analysis, Outcomes[I]);
+        // Each kernel's parsed stages go as soon as its checks are done.
+        View.release();
+        if (Base)
+          Base->release();
+      });
     Pool.wait();
   }
+  gatherOutcomes(Jobs, std::move(Outcomes), R);
+}
+
+void gatherOutcomes(ArrayRef<KernelJob> Jobs,
+                    std::vector<KernelOutcome> &&Outcomes, RunReport &R) {
   // Said once per run, per reason: which kernels the SASS checks did not see.
   std::map<std::string, std::vector<std::string>> NoSass;
   for (size_t I = 0; I < Jobs.size(); ++I) {

@@ -54,9 +54,11 @@ struct PluginRecord {
 };
 
 /// One kernel to check, with the config that applies to it and, with
-/// --baseline, the baseline kernel it matched.
+/// --baseline, the baseline kernel it matched. K's deferred metadata
+/// (DiscoveryOptions::DeferMetadata) is read in its task; a baseline
+/// kernel's must be read before (matching reads it).
 struct KernelJob {
-  const Kernel *K = nullptr;
+  Kernel *K = nullptr;
   const EffectiveConfig *Config = nullptr;
   const Kernel *Baseline = nullptr;
 };
@@ -88,6 +90,33 @@ std::vector<Diagnostic> mergeByCause(std::vector<Diagnostic> Found);
 /// at a time (0 = one per core). Appends results and notifications to R.
 void runChecks(llvm::ArrayRef<KernelJob> Jobs, unsigned Threads,
                const AnalysisOptions &Analysis, RunReport &R);
+
+/// What the checks gave on one kernel; runChecks gathers them in job order.
+struct KernelOutcome {
+  std::vector<Result> Results;
+  std::vector<Notification> Notifications;
+  /// Why checks that read SASS were skipped on a kernel that has a cubin
+  /// (no nvdisasm to make its SASS); "" when none was.
+  std::string SkippedForSass;
+};
+
+/// Runs the enabled checks of Job's config on View, a view of Job.K, with
+/// Base, a view of Job.Baseline (or null), as the baseline. The views may
+/// have been read before (gestell diff summarizes a kernel and checks it
+/// from one parse): the stages each could not read since its markReads()
+/// are reported. Releases neither view.
+void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
+                 const AnalysisOptions &Analysis, KernelOutcome &Out);
+
+/// Appends the outcomes of Jobs (one each, in job order) to R, as runChecks
+/// does once its tasks are done.
+void gatherOutcomes(llvm::ArrayRef<KernelJob> Jobs,
+                    std::vector<KernelOutcome> &&Outcomes, RunReport &R);
+
+/// Reads the deferred metadata of every kernel (loadKernelMetadata), Threads
+/// at a time (0 = one per core), for callers that need it before the
+/// per-kernel tasks start (matching, --shard).
+void loadMetadata(llvm::ArrayRef<Kernel *> Kernels, unsigned Threads);
 
 } // namespace gestell::driver
 

@@ -61,6 +61,7 @@ std::function<Error()> replayable(Error E) {
 
 template <typename T, typename ParseFn>
 Expected<const T &> KernelView::load(Slot<T> &S, ParseFn Parse) {
+  S.Requested = true;
   if (S.Value)
     return *S.Value;
   if (S.Failure)
@@ -183,6 +184,23 @@ std::vector<KernelView::ReadError> KernelView::readErrors() const {
        {&Ptx.Unread, &Sass.Unread, &Cubin.Unread, &Ttgir.Unread})
     if (!E->Text.empty())
       Out.push_back(*E);
+  return Out;
+}
+
+void KernelView::markReads() {
+  Ptx.Requested = Sass.Requested = Cubin.Requested = Ttgir.Requested = false;
+}
+
+std::vector<KernelView::ReadError> KernelView::readErrorsSinceMark() const {
+  std::vector<ReadError> Out;
+  auto Add = [&](const auto &S) {
+    if (S.Requested && !S.Unread.Text.empty())
+      Out.push_back(S.Unread);
+  };
+  Add(Ptx);
+  Add(Sass);
+  Add(Cubin);
+  Add(Ttgir);
   return Out;
 }
 

@@ -153,6 +153,14 @@ public:
     unsigned Line = 0, Column = 0;
   };
   std::vector<ReadError> readErrors() const;
+  /// Starts a new window for readErrorsSinceMark(): a view that one pass
+  /// has read (gestell diff's summary) and another reads again (the checks)
+  /// tells each pass only what it asked for.
+  void markReads();
+  /// readErrors() of the stages requested since the last markReads() (since
+  /// the view was made when there was none), whether or not an earlier
+  /// request had parsed them already.
+  std::vector<ReadError> readErrorsSinceMark() const;
 
   /// Drops every parsed stage (memory must not grow with kernel count).
   void release();
@@ -164,6 +172,8 @@ private:
     std::function<llvm::Error()> Failure;
     /// The failure, unless the stage is just missing (Text empty).
     ReadError Unread;
+    /// Requested since the last markReads().
+    bool Requested = false;
   };
   template <typename T, typename ParseFn>
   llvm::Expected<const T &> load(Slot<T> &S, ParseFn Parse);

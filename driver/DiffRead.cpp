@@ -1,0 +1,221 @@
+//===- DiffRead.cpp - Every kernel of every state read once ---------------===//
+//
+// DiffLint.h says what is read when. Each task holds the views of one base
+// kernel and of the later kernels checked against it (at most one per
+// state, one at a time), or of one other kernel; it leaves their summaries
+// and check outcomes in slots of their own, so the order of the tasks
+// changes nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "Baseline.h"
+#include "DiffLint.h"
+
+#include "gestell/KernelView.h"
+
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+using namespace llvm;
+
+namespace gestell::driver {
+
+namespace {
+
+/// A kernel's TTGIR read ahead of the rest of it, for matching: its key and
+/// TTGIR summary, or the error that stopped the read.
+struct TtgirAhead {
+  MatchKey Key;
+  std::optional<TtgirSummary> Ttgir;
+  std::optional<std::string> Problem;
+};
+
+TtgirAhead readTtgirAhead(const Kernel &K) {
+  TtgirAhead A;
+  if (!K.has(Stage::TTGIR)) {
+    A.Key = matchKeyOf(K, nullptr);
+    return A;
+  }
+  Expected<std::unique_ptr<TtgirModule>> M = parseTtgir(K.path(Stage::TTGIR));
+  if (!M) {
+    A.Problem = toString(M.takeError());
+    A.Key = matchKeyOf(K, nullptr);
+    return A;
+  }
+  A.Key = matchKeyOf(K, M->get());
+  A.Ttgir = summarizeTtgir(**M, K.path(Stage::TTGIR));
+  return A;
+}
+
+/// The kernel's summary from its view (and the TTGIR read ahead, if it was).
+KernelSummary summarize(KernelView &V, const FamilyTable &Families,
+                        const std::string &StatePath,
+                        std::optional<TtgirAhead> &&Ahead) {
+  const Kernel &K = V.kernel();
+  KernelSummary S;
+  S.K = &K;
+  S.StatePath = StatePath;
+  S.Metrics = collectKernelMetrics(V, Families);
+  if (Ahead) {
+    if (Ahead->Problem)
+      S.Metrics.Problems.push_back(std::move(*Ahead->Problem));
+    S.Key = std::move(Ahead->Key);
+    S.Ttgir = std::move(Ahead->Ttgir);
+    return S;
+  }
+  const TtgirModule *M = nullptr;
+  if (K.has(Stage::TTGIR)) {
+    if (Expected<const TtgirModule &> T = V.ttgir())
+      M = &*T;
+    else
+      S.Metrics.Problems.push_back(toString(T.takeError()));
+  }
+  S.Key = matchKeyOf(K, M);
+  if (M)
+    S.Ttgir = summarizeTtgir(*M, K.path(Stage::TTGIR));
+  return S;
+}
+
+/// One task: a base kernel (if any) and the later kernels (state, index)
+/// read with it.
+struct Unit {
+  std::optional<unsigned> Base;
+  std::vector<std::pair<unsigned, unsigned>> Later;
+};
+
+} // namespace
+
+void readStates(std::vector<StateSummary> &States, DiffLint &Lint,
+                const FamilyTable &Families, const AnalysisOptions &Analysis,
+                unsigned Threads) {
+  const size_t N = States.size();
+  DefaultThreadPool Pool(hardware_concurrency(Threads));
+
+  // 1. Metadata, which matching reads: every kernel's, in parallel.
+  {
+    std::vector<Kernel *> All;
+    for (StateSummary &S : States)
+      for (Kernel &K : S.Found.Kernels)
+        All.push_back(&K);
+    for (Kernel *K : All)
+      if (K->MetadataDeferred)
+        Pool.async([K] { loadKernelMetadata(*K); });
+    Pool.wait();
+  }
+  for (StateSummary &S : States)
+    S.Kernels.resize(S.Found.Kernels.size());
+
+  // 2. Which base kernel each later kernel is checked against: needed only
+  // when a check runs. The TTGIR of the kernels whose cheap keys collide is
+  // read first, once, whichever states need it.
+  Lint.makeJobs(States);
+  std::vector<std::vector<std::optional<TtgirAhead>>> Ahead(N);
+  for (size_t S = 0; S < N; ++S)
+    Ahead[S].resize(States[S].Found.Kernels.size());
+  if (Lint.anyChecks()) {
+    const std::vector<Kernel> &Bs = States[0].Found.Kernels;
+    std::vector<BaselineMatcher> Matchers;
+    std::vector<std::vector<bool>> Need(N);
+    for (size_t S = 0; S < N; ++S)
+      Need[S].assign(States[S].Found.Kernels.size(), false);
+    for (SharedStateLint &L : Lint.Shared) {
+      std::vector<const Kernel *> Current;
+      for (const KernelJob &J : L.Jobs)
+        Current.push_back(J.K);
+      Matchers.emplace_back(Current, Bs);
+      for (size_t J = 0; J < L.Jobs.size(); ++J)
+        if (Matchers.back().needsFullKey(false, J))
+          Need[L.State][L.Jobs[J].K - States[L.State].Found.Kernels.data()] =
+              true;
+      for (size_t B = 0; B < Bs.size(); ++B)
+        if (Matchers.back().needsFullKey(true, B))
+          Need[0][B] = true;
+    }
+    for (size_t S = 0; S < N; ++S)
+      for (size_t I = 0; I < Need[S].size(); ++I)
+        if (Need[S][I])
+          Pool.async([&, S, I] {
+            Ahead[S][I] = readTtgirAhead(States[S].Found.Kernels[I]);
+          });
+    Pool.wait();
+    for (size_t W = 0; W < Lint.Shared.size(); ++W) {
+      SharedStateLint &L = Lint.Shared[W];
+      BaselineMatcher &M = Matchers[W];
+      for (size_t J = 0; J < L.Jobs.size(); ++J)
+        if (M.needsFullKey(false, J))
+          M.setFullKey(
+              false, J,
+              Ahead[L.State][L.Jobs[J].K - States[L.State].Found.Kernels.data()]
+                  ->Key);
+      for (size_t B = 0; B < Bs.size(); ++B)
+        if (M.needsFullKey(true, B))
+          M.setFullKey(true, B, Ahead[0][B]->Key);
+      L.Match = M.finish();
+      for (size_t J = 0; J < L.Jobs.size(); ++J)
+        if (L.Match[J])
+          L.Jobs[J].Baseline = &Bs[*L.Match[J]];
+    }
+  }
+
+  // 3. The tasks: each base kernel with the later kernels checked against
+  // it, then every other later kernel alone.
+  std::vector<Unit> Units(States[0].Found.Kernels.size());
+  for (unsigned B = 0; B < Units.size(); ++B)
+    Units[B].Base = B;
+  std::vector<std::vector<bool>> Placed(N);
+  for (size_t S = 1; S < N; ++S)
+    Placed[S].assign(States[S].Found.Kernels.size(), false);
+  for (SharedStateLint &L : Lint.Shared)
+    for (size_t J = 0; J < L.Jobs.size(); ++J)
+      if (L.Match[J]) {
+        unsigned I = L.Jobs[J].K - States[L.State].Found.Kernels.data();
+        Units[*L.Match[J]].Later.push_back({L.State, I});
+        Placed[L.State][I] = true;
+      }
+  for (unsigned S = 1; S < N; ++S)
+    for (unsigned I = 0; I < Placed[S].size(); ++I)
+      if (!Placed[S][I])
+        Units.push_back({std::nullopt, {{S, I}}});
+
+  // The shared lint of state S, by state.
+  std::vector<SharedStateLint *> LintOf(N, nullptr);
+  for (SharedStateLint &L : Lint.Shared)
+    LintOf[L.State] = &L;
+
+  for (const Unit &U : Units)
+    Pool.async([&, U] {
+      std::optional<KernelView> BaseView;
+      if (U.Base) {
+        unsigned B = *U.Base;
+        BaseView.emplace(States[0].Found.Kernels[B], Analysis);
+        States[0].Kernels[B] = summarize(*BaseView, Families, States[0].Path,
+                                         std::move(Ahead[0][B]));
+        if (int J = Lint.BaseJobOf.empty() ? -1 : Lint.BaseJobOf[B]; J >= 0) {
+          BaseView->markReads();
+          checkKernel(Lint.BaseJobs[J], *BaseView, nullptr, Analysis,
+                      Lint.BaseOutcomes[J]);
+        }
+      }
+      for (auto [S, I] : U.Later) {
+        StateSummary &St = States[S];
+        KernelView View(St.Found.Kernels[I], Analysis);
+        St.Kernels[I] =
+            summarize(View, Families, St.Path, std::move(Ahead[S][I]));
+        if (SharedStateLint *L = LintOf[S]; L && L->JobOf[I] >= 0) {
+          const KernelJob &Job = L->Jobs[L->JobOf[I]];
+          KernelView *Base = nullptr;
+          if (Job.Baseline) {
+            Base = &*BaseView; // the unit's base kernel, by construction
+            Base->markReads();
+          }
+          View.markReads();
+          checkKernel(Job, View, Base, Analysis, L->Outcomes[L->JobOf[I]]);
+        }
+        View.release();
+      }
+      if (BaseView)
+        BaseView->release();
+    });
+  Pool.wait();
+}
+
+} // namespace gestell::driver
