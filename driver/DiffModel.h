@@ -52,7 +52,33 @@ struct TtgirOpGroup {
   std::string Op;       ///< "ttg.convert_layout"
   std::string Layouts;  ///< short form: "#linear -> #blocked" ("" for none)
   std::string Src, Dst; ///< canonical layout texts ("" where none)
-  std::vector<TtgirOpSite> Sites; ///< in text order
+};
+
+/// The strings TTGIR summaries share (source frames, types, costs, op
+/// names, layouts), each kept once for the run and named by a number: a
+/// summary holds numbers, so it stays small however many kernels are read.
+/// Thread-safe. 0 is "".
+class DiffStrings {
+public:
+  static uint32_t intern(llvm::StringRef S);
+  static std::string get(uint32_t Id);
+};
+
+/// One op of a summary, where it is; diffTtgir makes the TtgirOpSite of
+/// the ops a change shows (its text read again from the .ttgir, at Offset).
+struct TtgirSiteRef {
+  uint32_t Line = 0, Column = 0;
+  uint32_t Offset = 0;                     ///< of the op's text in the .ttgir
+  uint32_t FirstLine = 0;                  ///< bytes of the text's first line
+  uint32_t Source = 0, Type = 0, Cost = 0; ///< DiffStrings, as TtgirOpSite
+};
+
+/// An op group of a summary (DiffStrings numbers, as TtgirOpGroup).
+struct TtgirGroupSummary {
+  /// Identity: op name, '\n', source canonical layout, '\n', destination.
+  uint32_t Key = 0;
+  uint32_t Op = 0, Layouts = 0, Src = 0, Dst = 0;
+  std::vector<TtgirSiteRef> Sites; ///< in text order
 };
 
 /// The ops directly inside one loop (nested loops have their own entry), or
@@ -65,8 +91,9 @@ struct TtgirLoop {
   std::string Op;     ///< "scf.for", "scf.while", "" (outside loops)
   unsigned Line = 0;  ///< of the loop op in the .ttgir
   unsigned Depth = 0; ///< 0 = outside loops
-  /// By identity: op name, '\n', source canonical layout, '\n', destination.
-  std::map<std::string, TtgirOpGroup> Ops;
+  /// By identity, in the order of the identity's text.
+  std::vector<TtgirGroupSummary> Ops;
+  const TtgirGroupSummary *find(uint32_t Key) const;
 };
 
 struct TtgirSummary {
@@ -109,7 +136,7 @@ struct TtgirChange {
   std::string Loop;           ///< TtgirLoop::Key
   std::string LoopSourceText; ///< the loop's Python line, when readable
   std::vector<std::optional<unsigned>> LoopLine; ///< the loop op's line
-  TtgirOpGroup Group;                            ///< op, layouts (sites unused)
+  TtgirOpGroup Group;                            ///< op, layouts
   std::vector<std::optional<unsigned>> Counts;
   /// Per state: the sites that explain the change (the ops the state has
   /// more of, or for the base the ones a later state lost).

@@ -24,6 +24,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -105,6 +106,45 @@ std::string siteType(const Operation &Op) {
 
 } // namespace
 
+namespace {
+/// DiffStrings' table: every string once, for the run.
+struct StringTable {
+  std::mutex Lock;
+  StringMap<uint32_t> Ids;
+  std::vector<StringRef> Texts{StringRef()};
+};
+StringTable &strings() {
+  static StringTable T;
+  return T;
+}
+} // namespace
+
+uint32_t DiffStrings::intern(StringRef S) {
+  if (S.empty())
+    return 0;
+  StringTable &T = strings();
+  std::lock_guard<std::mutex> G(T.Lock);
+  auto [It, New] = T.Ids.try_emplace(S, uint32_t(T.Texts.size()));
+  if (New)
+    T.Texts.push_back(It->first());
+  return It->second;
+}
+
+std::string DiffStrings::get(uint32_t Id) {
+  if (!Id)
+    return "";
+  StringTable &T = strings();
+  std::lock_guard<std::mutex> G(T.Lock);
+  return T.Texts[Id].str();
+}
+
+const TtgirGroupSummary *TtgirLoop::find(uint32_t Key) const {
+  for (const TtgirGroupSummary &G : Ops)
+    if (G.Key == Key)
+      return &G;
+  return nullptr;
+}
+
 TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
   TtgirSummary S;
   S.File = File.str();
@@ -117,6 +157,8 @@ TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
   DenseMap<const Operation *, unsigned> LoopIndex;
   StringMap<unsigned> KeyUses;
   S.Loops.push_back({"(outside loops)", "", 0, 0, {}});
+  // Per loop, the groups by identity while they are filled.
+  std::vector<std::map<std::string, TtgirGroupSummary>> Groups(1);
   unsigned Unlocated = 0;
   DenseMap<const Attribute *, std::string> Canonical;
   auto canonical = [&](const Attribute *A) -> std::string {
@@ -127,6 +169,7 @@ TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
       It = Canonical.try_emplace(A, canonicalLayoutText(*A, M)).first;
     return It->second;
   };
+  StringRef Text = M.text();
 
   for (const Operation *Op : M.ops()) {
     if (Op == M.module() || Op->Name == "tt.func" || Op->Name == "func.func")
@@ -143,33 +186,41 @@ TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
       LoopIndex[Op] = S.Loops.size();
       S.Loops.push_back(
           {Key, Op->Name.str(), Op->Line, Op->loopDepth() + 1, {}});
+      Groups.emplace_back();
     }
     auto [SrcA, DstA] = layoutPair(*Op);
     std::string Src = canonical(SrcA), Dst = canonical(DstA);
     std::string GroupKey = Op->Name.str() + "\n" + Src + "\n" + Dst;
-    TtgirOpGroup &G = S.Loops[Into].Ops[GroupKey];
-    if (G.Op.empty()) {
-      G.Op = Op->Name.str();
-      G.Src = Src;
-      G.Dst = Dst;
+    auto [GIt, New] = Groups[Into].try_emplace(GroupKey);
+    TtgirGroupSummary &G = GIt->second;
+    if (New) {
+      G.Key = DiffStrings::intern(GroupKey);
+      G.Op = DiffStrings::intern(Op->Name);
+      G.Src = DiffStrings::intern(Src);
+      G.Dst = DiffStrings::intern(Dst);
       if (SrcA && DstA)
-        G.Layouts = shortLayoutName(*SrcA) + " -> " + shortLayoutName(*DstA);
+        G.Layouts = DiffStrings::intern(shortLayoutName(*SrcA) + " -> " +
+                                        shortLayoutName(*DstA));
       else if (SrcA)
-        G.Layouts = shortLayoutName(*SrcA);
+        G.Layouts = DiffStrings::intern(shortLayoutName(*SrcA));
     }
-    TtgirOpSite Site;
-    Site.File = S.File;
+    TtgirSiteRef Site;
     Site.Line = Op->Line;
     Site.Column = Op->Column;
-    Site.Source = userSource(Op->Loc);
-    Site.Type = siteType(*Op);
-    StringRef Text = Op->Text.split('\n').first.trim();
-    Site.Text = Text.take_front(400).str();
-    if (Text.size() > 400)
-      Site.Text += "...";
+    Site.Offset = uint32_t(Op->Text.data() - Text.data());
+    Site.FirstLine = uint32_t(Op->Text.split('\n').first.size());
+    Site.Source = DiffStrings::intern(userSource(Op->Loc));
+    Site.Type = DiffStrings::intern(siteType(*Op));
     if (auto It = Costs.find({Op->Line, Op->Column}); It != Costs.end())
-      Site.Cost = It->second;
-    G.Sites.push_back(std::move(Site));
+      Site.Cost = DiffStrings::intern(It->second);
+    G.Sites.push_back(Site);
+  }
+  for (size_t L = 0; L < S.Loops.size(); ++L) {
+    S.Loops[L].Ops.reserve(Groups[L].size());
+    for (auto &[Key, G] : Groups[L]) {
+      G.Sites.shrink_to_fit();
+      S.Loops[L].Ops.push_back(std::move(G));
+    }
   }
   return S;
 }
@@ -177,13 +228,13 @@ TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
 namespace {
 /// Sites of A that B has no counterpart for (same source line and type),
 /// in A's order.
-std::vector<TtgirOpSite> unmatchedSites(ArrayRef<TtgirOpSite> A,
-                                        ArrayRef<TtgirOpSite> B) {
-  std::multiset<std::pair<std::string, std::string>> Other;
-  for (const TtgirOpSite &S : B)
+std::vector<TtgirSiteRef> unmatchedSites(ArrayRef<TtgirSiteRef> A,
+                                         ArrayRef<TtgirSiteRef> B) {
+  std::multiset<std::pair<uint32_t, uint32_t>> Other;
+  for (const TtgirSiteRef &S : B)
     Other.insert({S.Source, S.Type});
-  std::vector<TtgirOpSite> Out;
-  for (const TtgirOpSite &S : A) {
+  std::vector<TtgirSiteRef> Out;
+  for (const TtgirSiteRef &S : A) {
     auto It = Other.find({S.Source, S.Type});
     if (It != Other.end())
       Other.erase(It);
@@ -191,6 +242,34 @@ std::vector<TtgirOpSite> unmatchedSites(ArrayRef<TtgirOpSite> A,
       Out.push_back(S);
   }
   return Out;
+}
+
+/// The TtgirOpSite of a summary's site: its op's first line read from the
+/// .ttgir again, trimmed and cut at 400 bytes, as the parse had it ("" if
+/// the file can no longer be read there).
+TtgirOpSite siteOf(const TtgirSummary &S, const TtgirSiteRef &R,
+                   StringMap<std::unique_ptr<MemoryBuffer>> &Files) {
+  TtgirOpSite Site;
+  Site.File = S.File;
+  Site.Line = R.Line;
+  Site.Column = R.Column;
+  Site.Source = DiffStrings::get(R.Source);
+  Site.Type = DiffStrings::get(R.Type);
+  Site.Cost = DiffStrings::get(R.Cost);
+  auto [It, New] = Files.try_emplace(S.File);
+  if (New)
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> B =
+            MemoryBuffer::getFile(S.File, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false))
+      It->second = std::move(*B);
+  if (const MemoryBuffer *B = It->second.get();
+      B && uint64_t(R.Offset) + R.FirstLine <= B->getBufferSize()) {
+    StringRef Text = B->getBuffer().substr(R.Offset, R.FirstLine).trim();
+    Site.Text = Text.take_front(400).str();
+    if (Text.size() > 400)
+      Site.Text += "...";
+  }
+  return Site;
 }
 } // namespace
 
@@ -216,23 +295,25 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
         return &L;
     return nullptr;
   };
+  StringMap<std::unique_ptr<MemoryBuffer>> Files;
 
   for (const std::string &Key : Keys) {
     std::vector<const TtgirLoop *> Loops(N);
-    std::set<std::string> Groups;
+    std::map<std::string, uint32_t> Groups; // by the identity's text
     for (unsigned I = 0; I < N; ++I) {
       Loops[I] = findLoop(PerState[I], Key);
       if (Loops[I])
-        for (const auto &G : Loops[I]->Ops)
-          Groups.insert(G.first);
+        for (const TtgirGroupSummary &G : Loops[I]->Ops)
+          if (!Groups.count(DiffStrings::get(G.Key)))
+            Groups.emplace(DiffStrings::get(G.Key), G.Key);
     }
-    for (const std::string &GK : Groups) {
+    for (const auto &[GKText, GK] : Groups) {
       TtgirChange C;
       C.Loop = Key;
       C.Counts.resize(N);
       C.LoopLine.resize(N);
       C.Sites.resize(N);
-      std::vector<const TtgirOpGroup *> Gs(N);
+      std::vector<const TtgirGroupSummary *> Gs(N);
       for (unsigned I = 0; I < N; ++I) {
         if (!PerState[I])
           continue;
@@ -241,14 +322,16 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
           continue;
         if (Loops[I]->Depth)
           C.LoopLine[I] = Loops[I]->Line;
-        auto It = Loops[I]->Ops.find(GK);
-        if (It == Loops[I]->Ops.end())
+        const TtgirGroupSummary *G = Loops[I]->find(GK);
+        if (!G)
           continue;
-        Gs[I] = &It->second;
-        C.Counts[I] = It->second.Sites.size();
+        Gs[I] = G;
+        C.Counts[I] = G->Sites.size();
         if (C.Group.Op.empty()) {
-          C.Group = It->second;
-          C.Group.Sites.clear();
+          C.Group.Op = DiffStrings::get(G->Op);
+          C.Group.Layouts = DiffStrings::get(G->Layouts);
+          C.Group.Src = DiffStrings::get(G->Src);
+          C.Group.Dst = DiffStrings::get(G->Dst);
         }
       }
       bool Changed = false;
@@ -257,22 +340,24 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
         if (!C.Counts[I] || *C.Counts[I] == *C.Counts[0])
           continue;
         Changed = true;
-        ArrayRef<TtgirOpSite> Here, There;
+        ArrayRef<TtgirSiteRef> Here, There;
         if (Gs[I])
           Here = Gs[I]->Sites;
         if (Gs[0])
           There = Gs[0]->Sites;
         if (*C.Counts[I] > *C.Counts[0]) {
-          C.Sites[I] = unmatchedSites(Here, There);
-          if (C.Sites[I].empty())
-            C.Sites[I].assign(Here.begin(), Here.end());
+          std::vector<TtgirSiteRef> More = unmatchedSites(Here, There);
+          if (More.empty())
+            More.assign(Here.begin(), Here.end());
+          for (const TtgirSiteRef &R : More)
+            C.Sites[I].push_back(siteOf(*PerState[I], R, Files));
         } else {
-          std::vector<TtgirOpSite> Lost = unmatchedSites(There, Here);
+          std::vector<TtgirSiteRef> Lost = unmatchedSites(There, Here);
           if (Lost.empty())
             Lost.assign(There.begin(), There.end());
-          for (TtgirOpSite &S : Lost)
-            if (BaseShown.insert({S.Line, S.Column}).second)
-              C.Sites[0].push_back(std::move(S));
+          for (const TtgirSiteRef &R : Lost)
+            if (BaseShown.insert({R.Line, R.Column}).second)
+              C.Sites[0].push_back(siteOf(*PerState[0], R, Files));
         }
       }
       if (!Changed)
