@@ -1,19 +1,36 @@
 //===- ReportText.cpp - clang-style text output ---------------------------===//
 #include "Report.h"
 
+#include "llvm/Support/WithColor.h"
+
 using namespace llvm;
 
 namespace gestell::driver {
 
 namespace {
+// Colours as clang's: the location and message bold, the level in its
+// colour. WithColor's Auto mode follows --color (LLVM's option: on, off,
+// or by default only on a terminal).
 void printLoc(raw_ostream &OS, const DiagLoc &L, const PathMap &Paths) {
-  OS << Paths.map(L.File);
+  WithColor W(OS, raw_ostream::SAVEDCOLOR, /*Bold=*/true);
+  W << Paths.map(L.File);
   if (L.Line) {
-    OS << ':' << L.Line;
+    W << ':' << L.Line;
     if (L.Column)
-      OS << ':' << L.Column;
+      W << ':' << L.Column;
   }
-  OS << ": ";
+  W << ": ";
+}
+
+void printLevel(raw_ostream &OS, Level L) {
+  raw_ostream::Colors C = L == Level::Error     ? raw_ostream::RED
+                          : L == Level::Warning ? raw_ostream::MAGENTA
+                                                : raw_ostream::BLUE;
+  WithColor(OS, C, /*Bold=*/true) << levelName(L) << ": ";
+}
+
+void printNote(raw_ostream &OS) {
+  WithColor(OS, raw_ostream::BLACK, /*Bold=*/true) << "note: ";
 }
 } // namespace
 
@@ -24,17 +41,23 @@ void writeText(raw_ostream &OS, const RunReport &R, const ReportOptions &O) {
       continue;
     const Diagnostic &D = Res.Diag;
     printLoc(OS, D.Primary, O.Paths);
-    OS << levelName(D.Severity) << ": " << D.Message << " [" << D.CheckId;
-    if (Res.Promoted)
-      OS << ",-warnings-as-errors";
-    OS << "]\n";
+    printLevel(OS, D.Severity);
+    {
+      WithColor Bold(OS, raw_ostream::SAVEDCOLOR, /*Bold=*/true);
+      Bold << D.Message << " [" << D.CheckId;
+      if (Res.Promoted)
+        Bold << ",-warnings-as-errors";
+      Bold << "]";
+    }
+    OS << "\n";
     if (D.SourceLoc) {
       printLoc(OS, *D.SourceLoc, O.Paths);
-      OS << "note: Python source of kernel '" << D.Kernel << "'\n";
+      printNote(OS);
+      OS << "Python source of kernel '" << D.Kernel << "'\n";
     }
     for (const DiagLoc &L : D.Related) {
       printLoc(OS, L, O.Paths);
-      OS << "note: ";
+      printNote(OS);
       if (!L.Message.empty())
         OS << L.Message;
       else if (L.ArtifactStage)
@@ -45,12 +68,13 @@ void writeText(raw_ostream &OS, const RunReport &R, const ReportOptions &O) {
     }
     for (const Note &N : D.Notes) {
       printLoc(OS, N.Loc ? *N.Loc : D.Primary, O.Paths);
-      OS << "note: " << N.Message << "\n";
+      printNote(OS);
+      OS << N.Message << "\n";
     }
     if (D.Hint) {
       printLoc(OS, D.Primary, O.Paths);
-      OS << "note: fix hint (" << D.Hint->Where << "): " << D.Hint->Message
-         << "\n";
+      printNote(OS);
+      OS << "fix hint (" << D.Hint->Where << "): " << D.Hint->Message << "\n";
     }
   }
 }
