@@ -104,6 +104,13 @@ cl::opt<bool> KeepGoingOpt(
     cl::desc("Run the rules of the rule packs that loaded when some do not "
              "(each bad rule is a tool notification; exit 2)"),
     GESTELL_CHECK_OPTION);
+cl::opt<bool> QuietOpt(
+    "quiet",
+    cl::desc("Print only the findings and errors: no summary line, no "
+             "notes or warnings about the run itself"),
+    GESTELL_CHECK_OPTION);
+cl::alias QuietShort("q", cl::desc("Alias for --quiet"),
+                     cl::aliasopt(QuietOpt));
 cl::opt<bool> ListChecksOpt("list-checks",
                             cl::desc("List the enabled checks and exit"),
                             GESTELL_CHECK_OPTION);
@@ -233,7 +240,8 @@ int runCheckVerb() {
 
   RunReport R = Session.run(BaselineOpt, JobsOpt, *Analysis, Part);
   for (const Notification &N : R.Notifications)
-    printNotification(N);
+    if (!QuietOpt || N.Severity == Level::Error)
+      printNotification(N);
 
   auto Write = [&](raw_ostream &OS) {
     switch (FormatOpt) {
@@ -263,6 +271,8 @@ int runCheckVerb() {
     else
       ++Counts[static_cast<unsigned>(Res.Diag.Severity)];
   }
+  if (QuietOpt)
+    return R.exitStatus();
   errs() << "gestell: " << R.KernelsChecked << " kernel"
          << (R.KernelsChecked == 1 ? "" : "s") << " checked";
   if (!Part.all())
