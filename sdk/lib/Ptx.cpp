@@ -257,7 +257,7 @@ private:
   Error headerDirective(PtxTuning &T);
   Error functionBody(PtxFunction &F);
   Error bodyDirective(uint32_t Scope);
-  Expected<uint64_t> localBytes(StringRef Decl, uint32_t AtLine, uint32_t AtColumn,
+  Expected<uint64_t> localBytes(StringRef Decl, const char *At,
                                 uint64_t &Align);
   Error instruction(const char *Start, uint32_t Scope);
   Error finishFunction(PtxFunction &F);
@@ -419,8 +419,9 @@ Error PtxScanner::parseLoc() {
 
 Error PtxScanner::directiveAtTop() {
   const char *Start = Cur;
-  // The declaration may span lines: its errors point at where it starts.
-  uint32_t StartLine = Line, StartColumn = column(Start);
+  // The declaration may span lines: errorAt(Start) points at where it
+  // starts, and so does the function's line.
+  uint32_t StartLine = Line;
   StringRef Word = readWord();
   if (Word == ".version" || Word == ".target" || Word == ".address_size") {
     skipBlanks();
@@ -450,8 +451,7 @@ Error PtxScanner::directiveAtTop() {
   for (;;) {
     if (Word == ".entry" || Word == ".func") {
       if (M.Version.empty())
-        return errorAtLine(StartLine, StartColumn,
-                           "expected .version before the first function");
+        return errorAt(Start, "expected .version before the first function");
       return functionHeader(Word == ".entry", StartLine);
     }
     if (Error E = skipTrivia())
@@ -486,8 +486,7 @@ Error PtxScanner::directiveAtTop() {
       return errorAt(Cur, Twine("unexpected '") + Twine(C) + "'");
     ++Cur;
   }
-  return errorAtLine(StartLine, StartColumn,
-                     "expected ';' to end this declaration");
+  return errorAt(Start, "expected ';' to end this declaration");
 }
 
 Error PtxScanner::functionHeader(bool IsEntry, uint32_t HeaderLine) {
@@ -723,8 +722,9 @@ Error PtxScanner::functionBody(PtxFunction &F) {
 
 Error PtxScanner::bodyDirective(uint32_t Scope) {
   const char *Start = Cur;
-  // The statement may span lines: its errors point at where it starts.
-  uint32_t StartLine = Line, StartColumn = column(Start);
+  // The statement may span lines: errorAt(Start) points at where it
+  // starts, and so does the declaration's line.
+  uint32_t StartLine = Line;
   StringRef Word = readWord();
   if (Word == ".loc") {
     LastWasLabel = false;
@@ -741,7 +741,7 @@ Error PtxScanner::bodyDirective(uint32_t Scope) {
   if (Word == ".local" && Fn) {
     uint64_t Align = 1;
     Expected<uint64_t> Bytes =
-        localBytes(*Tail, StartLine, StartColumn, Align);
+        localBytes(*Tail, Start, Align);
     if (!Bytes)
       return Bytes.takeError();
     if (!Fn->LocalLine)
@@ -750,19 +750,15 @@ Error PtxScanner::bodyDirective(uint32_t Scope) {
     // at .align 4 then 40 at .align 8 take 48 bytes).
     Fn->LocalBytes = alignTo(Fn->LocalBytes, Align) + *Bytes;
     if (Fn->LocalBytes > (uint64_t(1) << 32))
-      return errorAtLine(StartLine, StartColumn,
-                         "more than 4 GiB of .local memory declared");
+      return errorAt(Start, "more than 4 GiB of .local memory declared");
   }
   return Error::success();
 }
 
 /// The bytes a `.local` declaration reserves: `.align 4 .b8 __local_depot0
 /// [28]` is 28, `.v4 .f32 x[2]` 32, `.u64 y` 8.
-Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, uint32_t AtLine,
-                                          uint32_t AtColumn, uint64_t &Align) {
-  auto Fail = [&](const Twine &Msg) {
-    return errorAtLine(AtLine, AtColumn, Msg);
-  };
+Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, const char *At,
+                                          uint64_t &Align) {
   uint64_t Elem = 0, Vec = 1, Count = 1;
   SmallVector<StringRef, 8> Words;
   Decl.split(Words, ' ', -1, false);
@@ -772,7 +768,7 @@ Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, uint32_t AtLine,
     if (AlignNext) {
       AlignNext = false;
       if (W.getAsInteger(10, Align) || !isPowerOf2_64(Align) || Align > 4096)
-        return Fail("expected a power of two up to 4096 after .align");
+        return errorAt(At, "expected a power of two up to 4096 after .align");
       continue;
     }
     if (W == ".align") {
@@ -795,15 +791,15 @@ Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, uint32_t AtLine,
       uint64_t N = 0;
       if (E == StringRef::npos || W.slice(B + 1, E).getAsInteger(10, N) ||
           N > (uint64_t(1) << 32))
-        return Fail("expected a bounded array size in this .local "
+        return errorAt(At, "expected a bounded array size in this .local "
                            "declaration");
       Count *= N;
       if (Count > (uint64_t(1) << 32))
-        return Fail("more than 4 GiB of .local memory declared");
+        return errorAt(At, "more than 4 GiB of .local memory declared");
     }
   }
   if (!Elem)
-    return Fail("expected an element type (.b8, .u32, ...) in this "
+    return errorAt(At, "expected an element type (.b8, .u32, ...) in this "
                        ".local declaration");
   Align = std::max(Align, Elem * Vec);
   return Elem * Vec * Count;
