@@ -45,7 +45,7 @@ DiagLoc kernelLoc(KernelView &V) {
   if (K.has(Stage::PTX)) {
     if (Expected<const PtxModule &> P = V.ptx()) {
       if (const PtxFunction *F = kernelFunction(*P, K.Name))
-        return DiagLoc::artifact(Stage::PTX, P->Path, F->Line, 1);
+        return locate(*P, *F);
     } else {
       consumeError(P.takeError());
     }
