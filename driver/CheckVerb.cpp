@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Config.h"
+#include "FindingsBaseline.h"
+#include "InlineIgnores.h"
 #include "LintSession.h"
 #include "Report.h"
 #include "Verb.h"
@@ -111,6 +113,26 @@ cl::opt<bool> QuietOpt(
     GESTELL_CHECK_OPTION);
 cl::alias QuietShort("q", cl::desc("Alias for --quiet"),
                      cl::aliasopt(QuietOpt));
+cl::opt<bool> ShowSuppressedOpt(
+    "show-suppressed",
+    cl::desc("Text: also print suppressed findings and those of the "
+             "findings baseline, each marked"),
+    GESTELL_CHECK_OPTION);
+cl::opt<bool> ReportUnusedIgnoresOpt(
+    "report-unused-ignores",
+    cl::desc("Warn about each '# gestell: ignore[...]' comment in the "
+             "kernels' Python sources that suppresses no finding"),
+    GESTELL_CHECK_OPTION);
+cl::opt<std::string> FindingsBaselineOpt(
+    "findings-baseline",
+    cl::desc("Report as new, and count toward the exit status, only the "
+             "findings this file (from --write-findings-baseline) does not "
+             "hold"),
+    cl::value_desc("FILE"), GESTELL_CHECK_OPTION);
+cl::opt<std::string> WriteFindingsBaselineOpt(
+    "write-findings-baseline",
+    cl::desc("Write the current findings to FILE, for --findings-baseline"),
+    cl::value_desc("FILE"), GESTELL_CHECK_OPTION);
 cl::opt<bool> ListChecksOpt("list-checks",
                             cl::desc("List the enabled checks and exit"),
                             GESTELL_CHECK_OPTION);
@@ -161,6 +183,17 @@ int runCheckVerb() {
   Opts.Load.assign(LoadOpt.begin(), LoadOpt.end());
   Opts.AllowConfigPlugins = AllowConfigPluginsOpt;
   Opts.KeepGoing = KeepGoingOpt;
+  Opts.ListSources = ReportUnusedIgnoresOpt;
+  if (!FindingsBaselineOpt.empty() && !WriteFindingsBaselineOpt.empty())
+    return fail("--findings-baseline and --write-findings-baseline together: "
+                "write the baseline from a run without one");
+  std::optional<FindingsBaseline> Known;
+  if (!FindingsBaselineOpt.empty()) {
+    Expected<FindingsBaseline> B = readFindingsBaseline(FindingsBaselineOpt);
+    if (!B)
+      return fail(toString(B.takeError()));
+    Known = std::move(*B);
+  }
   if (Error E = appendGlobs(Opts.CommandLine.Checks, ChecksOpt, "--checks"))
     return fail("--checks: " + toString(std::move(E)));
   if (Error E = appendGlobs(Opts.CommandLine.WarningsAsErrors,
@@ -176,6 +209,7 @@ int runCheckVerb() {
   ReportOptions Report;
   Report.ToolVersion = GESTELL_VERSION;
   Report.DocsUrl = GESTELL_DOCS_URL;
+  Report.ShowSuppressed = ShowSuppressedOpt;
   for (const std::string &M : PathMapOpt)
     if (Error E = Report.Paths.add(M))
       return fail(toString(std::move(E)));
@@ -239,6 +273,14 @@ int runCheckVerb() {
   Analysis->Device = *Device;
 
   RunReport R = Session.run(BaselineOpt, JobsOpt, *Analysis, Part);
+  // Ignore comments: the Python sources are read only under the
+  // --path-map targets and the current directory.
+  ReadScope Sources;
+  Sources.allowCurrentDirectory();
+  for (const std::string &T : Report.Paths.targets())
+    Sources.allow(T);
+  applyInlineIgnores(R, Report.Paths, Sources, ReportUnusedIgnoresOpt);
+  unsigned Fixed = Known ? applyFindingsBaseline(R, *Known) : 0;
   for (const Notification &N : R.Notifications)
     if (!QuietOpt || N.Severity == Level::Error)
       printNotification(N);
@@ -258,8 +300,11 @@ int runCheckVerb() {
   };
   if (!writeOutput(OutputOpt, "gestell: error: ", Write))
     return ExitFailure;
+  if (!WriteFindingsBaselineOpt.empty() &&
+      !writeFindingsBaseline(WriteFindingsBaselineOpt, R))
+    return ExitFailure;
 
-  unsigned Counts[3] = {0, 0, 0}, Suppressed = 0;
+  unsigned Counts[3] = {0, 0, 0}, Suppressed = 0, InBaseline = 0;
   std::map<std::string, unsigned> States; // --baseline: new, absent, ...
   for (const Result &Res : R.Results) {
     if (!Res.BaselineState.empty())
@@ -268,6 +313,8 @@ int runCheckVerb() {
       continue;
     if (Res.Suppressed)
       ++Suppressed;
+    else if (Res.InFindingsBaseline)
+      ++InBaseline;
     else
       ++Counts[static_cast<unsigned>(Res.Diag.Severity)];
   }
@@ -282,6 +329,8 @@ int runCheckVerb() {
          << " remark(s)";
   if (Suppressed)
     errs() << ", " << Suppressed << " suppressed";
+  if (Known)
+    errs() << ", " << InBaseline << " in the findings baseline";
   if (!BaselineOpt.empty()) {
     errs() << "; against the baseline:";
     for (StringRef S : {"new", "updated", "unchanged", "absent"})
@@ -289,6 +338,14 @@ int runCheckVerb() {
              << (S == "absent" ? "" : ",");
   }
   errs() << "\n";
+  if (Fixed && Part.all())
+    errs() << "gestell: note: " << Fixed << " finding"
+           << (Fixed == 1 ? " of the findings baseline is" : "s of the findings baseline are")
+           << " gone: --write-findings-baseline=" << FindingsBaselineOpt
+           << " records the findings as they are now\n";
+  if (!WriteFindingsBaselineOpt.empty())
+    errs() << "gestell: wrote the findings baseline "
+           << WriteFindingsBaselineOpt << "\n";
   return R.exitStatus();
 }
 

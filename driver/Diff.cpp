@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "Config.h"
 #include "DiffLint.h"
+#include "InlineIgnores.h"
 #include "DiffModel.h"
 #include "Verb.h"
 #include "OccupancyReport.h"
@@ -231,7 +232,10 @@ int runDiff() {
     Scope.allow(T);
   Scope.allowCurrentDirectory();
   fillSourceLines(R, Maps, Scope);
-  Lint.finish(R, Opts);
+  // A `# gestell: ignore[...]` comment silences a check in diff as in check.
+  Lint.finish(R, Opts, [&](RunReport &Run) {
+    applyInlineIgnores(Run, Maps, Scope, /*ReportUnused=*/false);
+  });
   for (const std::string &P : R.Problems)
     errs() << Me << P << "\n";
   for (const std::string &U : R.GateUnknown)

@@ -180,7 +180,8 @@ void DiffLint::makeJobs(std::vector<StateSummary> &States) {
   BaseOutcomes.resize(BaseJobs.size());
 }
 
-void DiffLint::finish(DiffReport &R, const AnalysisOptions &Analysis) {
+void DiffLint::finish(DiffReport &R, const AnalysisOptions &Analysis,
+                      function_ref<void(RunReport &)> Adjust) {
   // Rows by (folder, name) of the kernel in each state.
   const size_t N = R.States.size();
   RowIndex Rows(N);
@@ -217,6 +218,7 @@ void DiffLint::finish(DiffReport &R, const AnalysisOptions &Analysis) {
     for (size_t J = 0; J < L.Jobs.size(); ++J)
       Pairs.push_back({L.Jobs[J].K, L.Match[J] ? &Bs[*L.Match[J]] : nullptr});
     markBaselineStates(Run, std::move(Base), Pairs);
+    Adjust(Run);
     attachRun(R, L.State, Run, Rows, Enabled);
   }
   if (!Failure.empty()) {
@@ -232,6 +234,7 @@ void DiffLint::finish(DiffReport &R, const AnalysisOptions &Analysis) {
     }
     printWarnings(**Session);
     RunReport Run = (*Session)->run(States[0].Path, Opts.Threads, Analysis);
+    Adjust(Run);
     attachRun(R, S, Run, Rows, Enabled);
   }
   R.ChecksRan = true;

@@ -25,6 +25,8 @@
 #include "LintSession.h"
 #include "Runner.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,8 +81,10 @@ public:
   /// as LintSession::run would have returned them, lints the other states,
   /// and records, per kernel, the results that are new in a later state or
   /// absent from it. Tool failures (a config, a plugin, a check that
-  /// failed) go to R.Problems, after the report's own.
-  void finish(DiffReport &R, const AnalysisOptions &Analysis);
+  /// failed) go to R.Problems, after the report's own. Adjust sees each
+  /// state's run before that (the inline ignore comments).
+  void finish(DiffReport &R, const AnalysisOptions &Analysis,
+              llvm::function_ref<void(RunReport &)> Adjust);
 
   std::vector<SharedStateLint> Shared;
   /// The base's kernels checked alone (the baseline side of every shared

@@ -320,7 +320,7 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   std::vector<KernelJob> Jobs;
   for (Found &F : All)
     if (!F.Cfg->excluded(F.K.Name))
-      Jobs.push_back({&F.K, F.Cfg, nullptr});
+      Jobs.push_back({&F.K, F.Cfg, nullptr, Opts.ListSources});
   // With a baseline: match kernels (as gestell diff does) among all of
   // them, and run the same checks on the baseline build, each baseline
   // kernel with the config of the kernel it matches (else the primary

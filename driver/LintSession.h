@@ -46,6 +46,9 @@ struct LintOptions {
   bool ConfigRulePacks = true;
   /// --keep-going: a bad rule is a notification, the other rules run.
   bool KeepGoing = false;
+  /// --report-unused-ignores: note each kernel's Python files
+  /// (RunReport::Sources).
+  bool ListSources = false;
 };
 
 /// `--shard=I/N`: the I-th of N disjoint parts of the kernels, chosen by a

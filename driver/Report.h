@@ -44,6 +44,9 @@ struct ReportOptions {
   /// Base URL of gestell's docs; a check's relative DocPage is resolved
   /// against it for SARIF helpUri.
   std::string DocsUrl;
+  /// Text: show suppressed results and those of the findings baseline too
+  /// (--show-suppressed), each marked.
+  bool ShowSuppressed = false;
 };
 
 /// "" for an error (the default of a message), else "warning: " or
@@ -73,8 +76,9 @@ llvm::StringRef sarifLevel(Level L);
 std::string helpUri(const CheckInfo &Info, const ReportOptions &Opts);
 
 /// clang-style: "file:line:col: warning: message [check-id]", then "note:"
-/// lines (Python source, related lines, notes, fix hint). Suppressed
-/// results and, with --baseline, absent ones are left out.
+/// lines (Python source, related lines, notes, fix hint). Absent results
+/// (--baseline) are left out, and so are suppressed ones and those in the
+/// findings baseline unless Opts.ShowSuppressed.
 void writeText(llvm::raw_ostream &OS, const RunReport &R,
                const ReportOptions &Opts);
 

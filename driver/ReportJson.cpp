@@ -72,7 +72,8 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
     O["hint"] =
         json::Object{{"where", D.Hint->Where}, {"message", D.Hint->Message}};
   if (Res.Suppressed)
-    O["suppressed"] = json::Object{{"reason", Res.SuppressionReason},
+    O["suppressed"] = json::Object{{"kind", Res.SuppressionKind},
+                                   {"reason", Res.SuppressionReason},
                                    {"origin", Res.SuppressionOrigin}};
   if (!Res.BaselineState.empty())
     O["baselineState"] = Res.BaselineState;

@@ -201,12 +201,13 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
     O["ruleIndex"] = RI->second;
   if (!Related.empty())
     O["relatedLocations"] = std::move(Related);
-  if (Res.Suppressed)
-    O["suppressions"] = json::Array{json::Object{
-        {"kind", "external"},
-        {"status", "accepted"},
-        {"justification", Res.SuppressionReason},
-    }};
+  if (Res.Suppressed) {
+    json::Object S{{"kind", Res.SuppressionKind}, {"status", "accepted"}};
+    // An ignore comment's reason is optional; a config's is required.
+    if (!Res.SuppressionReason.empty())
+      S["justification"] = Res.SuppressionReason;
+    O["suppressions"] = json::Array{std::move(S)};
+  }
   if (!Res.BaselineState.empty())
     O["baselineState"] = Res.BaselineState;
   return O;

@@ -37,7 +37,8 @@ void printNote(raw_ostream &OS) {
 void writeText(raw_ostream &OS, const RunReport &R, const ReportOptions &O) {
   for (const Result &Res : R.Results) {
     // Absent results (--baseline) are the baseline's, not this build's.
-    if (Res.Suppressed || Res.BaselineState == "absent")
+    if (Res.BaselineState == "absent" ||
+        ((Res.Suppressed || Res.InFindingsBaseline) && !O.ShowSuppressed))
       continue;
     const Diagnostic &D = Res.Diag;
     printLoc(OS, D.Primary, O.Paths);
@@ -49,6 +50,12 @@ void writeText(raw_ostream &OS, const RunReport &R, const ReportOptions &O) {
         Bold << ",-warnings-as-errors";
       Bold << "]";
     }
+    if (Res.Suppressed)
+      OS << " (suppressed by " << Res.SuppressionOrigin
+         << (Res.SuppressionReason.empty() ? "" : ": ")
+         << Res.SuppressionReason << ")";
+    else if (Res.InFindingsBaseline)
+      OS << " (in the findings baseline)";
     OS << "\n";
     if (D.SourceLoc) {
       printLoc(OS, *D.SourceLoc, O.Paths);

@@ -4,6 +4,7 @@
 #include "Verb.h"
 
 #include "gestell/Check.h"
+#include "gestell/SourceLoc.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -29,14 +30,29 @@ int RunReport::exitStatus() const {
   if (!executionSuccessful())
     return ExitFailure;
   for (const Result &R : Results)
-    if (!R.Suppressed && R.Diag.Severity == Level::Error &&
-        R.BaselineState != "absent")
+    if (!R.Suppressed && !R.InFindingsBaseline &&
+        R.Diag.Severity == Level::Error && R.BaselineState != "absent")
       return ExitFindings;
   return ExitOk;
 }
 
 
 namespace {
+
+/// The user's Python files in the PTX's .file table (not Triton's own).
+void listSources(KernelView &View, std::vector<std::string> &Out) {
+  Expected<const PtxModule &> P = View.ptx();
+  if (!P) {
+    consumeError(P.takeError()); // reported by the checks that read it
+    return;
+  }
+  for (const std::string &F : P->Files) {
+    SourceStack One;
+    One.Frames.push_back({F, 1, 0, ""});
+    if (StringRef(F).ends_with(".py") && userFrame(One))
+      Out.push_back(F);
+  }
+}
 
 /// True when the kernel has what the stage needs (for SASS what
 /// KernelView::sass() can get; readable metadata for Metadata).
@@ -234,6 +250,7 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
     }
     if (const Suppression *S = Job.Config->suppression(R.Diag)) {
       R.Suppressed = true;
+      R.SuppressionKind = "external";
       R.SuppressionReason = S->Reason;
       R.SuppressionOrigin = S->Origin;
     }
@@ -243,6 +260,8 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
     Out.Notifications.push_back(
         {Level::Remark, std::move(N), K.Name, "", K.Dir});
   reportFailures(K, View, Base, Failures, Out);
+  if (Job.ListSources && K.has(Stage::PTX))
+    listSources(View, Out.Sources);
   std::stable_sort(Out.Results.begin(), Out.Results.end(),
                    [](const Result &A, const Result &B) {
                      return diagnosticLess(A.Diag, B.Diag);
@@ -293,6 +312,7 @@ void gatherOutcomes(ArrayRef<KernelJob> Jobs,
               std::back_inserter(R.Results));
     std::move(O.Notifications.begin(), O.Notifications.end(),
               std::back_inserter(R.Notifications));
+    R.Sources.insert(O.Sources.begin(), O.Sources.end());
     if (!O.SkippedForSass.empty())
       NoSass[O.SkippedForSass].push_back(kernelLabel(*Jobs[I].K));
   }

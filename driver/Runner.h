@@ -19,6 +19,7 @@
 #include "gestell/KernelView.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,11 +41,17 @@ struct Notification {
 struct Result {
   Diagnostic Diag;
   bool Suppressed = false;
+  /// SARIF's suppression kind: "external" (a [[suppression]] of the
+  /// config) or "inSource" (a `# gestell: ignore[...]` comment).
+  std::string SuppressionKind;
   std::string SuppressionReason, SuppressionOrigin;
   bool Promoted = false; ///< a warning made an error by warnings-as-errors
   /// With --baseline (Baseline.h): "new", "unchanged", "updated" or
   /// "absent" (only the baseline has it); "" without a baseline.
   std::string BaselineState;
+  /// With --findings-baseline: the findings baseline holds it, so it does
+  /// not count toward the exit status (FindingsBaseline.h).
+  bool InFindingsBaseline = false;
   /// The folder of the kernel it is about (Kernel::Dir).
   std::string KernelDir;
 };
@@ -61,6 +68,8 @@ struct KernelJob {
   Kernel *K = nullptr;
   const EffectiveConfig *Config = nullptr;
   const Kernel *Baseline = nullptr;
+  /// Note the Python files its PTX debug info names (RunReport::Sources).
+  bool ListSources = false;
 };
 
 struct RunReport {
@@ -70,11 +79,14 @@ struct RunReport {
   std::vector<const RegisteredCheck *> Rules;
   std::vector<PluginRecord> Plugins;
   unsigned KernelsChecked = 0;
+  /// The user's Python files the debug info of the checked kernels names,
+  /// for the jobs that asked (KernelJob::ListSources).
+  std::set<std::string> Sources;
 
   /// False when a tool error (error-level notification) happened.
   bool executionSuccessful() const;
-  /// 0, 1 (an unsuppressed error-level result that is not absent) or 2 (a
-  /// tool error).
+  /// 0, 1 (an unsuppressed error-level result that is neither absent nor
+  /// in the findings baseline) or 2 (a tool error).
   int exitStatus() const;
 };
 
@@ -98,6 +110,8 @@ struct KernelOutcome {
   /// Why checks that read SASS were skipped on a kernel that has a cubin
   /// (no nvdisasm to make its SASS); "" when none was.
   std::string SkippedForSass;
+  /// KernelJob::ListSources: the Python files of its debug info.
+  std::vector<std::string> Sources;
 };
 
 /// Runs the enabled checks of Job's config on View, a view of Job.K, with

@@ -1,6 +1,5 @@
 //===- Bundle.cpp - Finding kernels in caches, dump dirs and folders ------===//
 #include "gestell/Bundle.h"
-#include "JsonInput.h"
 #include "gestell/Error.h"
 #include "gestell/Input.h"
 

@@ -1,6 +1,4 @@
 //===- JsonInput.cpp - JSON from a file, with its nesting bounded ---------===//
-#include "JsonInput.h"
-
 #include "gestell/Error.h"
 #include "gestell/Input.h"
 

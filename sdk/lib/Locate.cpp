@@ -7,13 +7,26 @@ using namespace llvm;
 namespace gestell {
 
 namespace {
+// A kernel compiled from a hand-written .ttgir carries locations in that
+// file: it is not the Python source.
+bool isPythonLine(const SourceFrame &F) {
+  return StringRef(F.File).ends_with(".py") && F.Line != 0;
+}
+
 std::optional<DiagLoc> fromStack(const SourceStack &S) {
   std::optional<SourceFrame> F = userFrame(S);
-  // A kernel compiled from a hand-written .ttgir carries locations in that
-  // file: it is not the Python source.
-  if (!F || !StringRef(F->File).ends_with(".py") || F->Line == 0)
+  if (!F || !isPythonLine(*F))
     return std::nullopt;
-  return DiagLoc::source(F->File, F->Line, F->Column);
+  DiagLoc L = DiagLoc::source(F->File, F->Line, F->Column);
+  // The user's other frames: the inlined helpers' lines.
+  for (const SourceFrame &G : S.Frames) {
+    SourceStack One;
+    One.Frames.push_back(G);
+    if (isPythonLine(G) && userFrame(One) &&
+        !(G.File == F->File && G.Line == F->Line))
+      L.InlinedFrames.push_back({G.File, G.Line});
+  }
+  return L;
 }
 } // namespace
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gestell {
@@ -41,6 +42,12 @@ struct DiagLoc {
   /// What is at this place, for related locations ("the conversion",
   /// "consumer"); may be empty.
   std::string Message;
+  /// A Python source location only: the other lines of the user's code on
+  /// its inlining chain (file, line), innermost first. Triton inlines every
+  /// @triton.jit helper, so a finding in a helper maps to the kernel's call
+  /// line (File, Line) and to the helper's lines here. Inline suppressions
+  /// (`# gestell: ignore[...]`) on any of them apply.
+  std::vector<std::pair<std::string, uint32_t>> InlinedFrames;
 
   static DiagLoc artifact(Stage S, llvm::StringRef File, uint32_t Line = 0,
                            uint32_t Column = 0);

@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
@@ -43,6 +44,18 @@ std::string realPath(llvm::StringRef Path);
 
 /// Whether Path is Folder or lies under it; both already real paths.
 bool pathIsWithin(llvm::StringRef Path, llvm::StringRef Folder);
+
+/// Deepest nesting of JSON arrays and objects accepted (Triton's metadata
+/// nests three deep). llvm::json::parse recurses once per `[` or `{`, so a
+/// file nested tens of thousands deep would run it off the stack.
+inline constexpr unsigned MaxJsonDepth = 256;
+
+/// Parses JSON Text, read from Path, rejecting nesting deeper than
+/// MaxJsonDepth before parsing. Errors are InputErrors at Path:line:col:
+/// "invalid <What>: <what the parser expected>", or nesting too deep.
+llvm::Expected<llvm::json::Value> parseJsonInput(llvm::StringRef Text,
+                                                 llvm::StringRef Path,
+                                                 llvm::StringRef What = "JSON");
 
 } // namespace gestell
 
