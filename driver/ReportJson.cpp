@@ -19,6 +19,12 @@ json::Object location(const DiagLoc &L, const PathMap &Paths) {
     O["stage"] = stageName(*L.ArtifactStage);
   if (!L.Message.empty())
     O["message"] = L.Message;
+  if (!L.InlinedFrames.empty()) {
+    json::Array Frames;
+    for (const auto &[File, Line] : L.InlinedFrames)
+      Frames.push_back(json::Object{{"file", Paths.map(File)}, {"line", Line}});
+    O["inlined"] = std::move(Frames);
+  }
   return O;
 }
 } // namespace
