@@ -99,6 +99,14 @@ cl::opt<unsigned> OpcodesOpt("opcodes",
                              cl::value_desc("N"), cl::init(10),
                              GESTELL_DIFF_OPTION);
 
+cl::list<std::string> PairOpt(
+    "pair",
+    cl::desc("Compare the kernels of folder DIR_A (in the base) with those "
+             "of their names in DIR_B (in a later state), whatever their "
+             "configurations; resolves ties between equally close kernels "
+             "(repeatable)"),
+    cl::value_desc("DIR_A:DIR_B"), GESTELL_DIFF_OPTION);
+
 cl::list<std::string>
     PathMapOpt("path-map",
                cl::desc("Read Python sources named FROM... in the debug info "
@@ -180,6 +188,25 @@ int runDiff() {
       return ExitFailure;
     }
 
+  std::vector<std::pair<std::string, std::string>> Pairs;
+  for (StringRef P : PairOpt) {
+    // Split at the ':' whose left side is a folder (paths may hold ':').
+    std::optional<std::pair<std::string, std::string>> Split;
+    for (size_t At = P.find(':'); At != StringRef::npos;
+         At = P.find(':', At + 1))
+      if (sys::fs::is_directory(P.take_front(At)) &&
+          sys::fs::is_directory(P.drop_front(At + 1))) {
+        Split = {P.take_front(At).str(), P.drop_front(At + 1).str()};
+        break;
+      }
+    if (!Split) {
+      errs() << Me << "--pair=" << P
+             << ": expected DIR_A:DIR_B, two folders that exist\n";
+      return ExitFailure;
+    }
+    Pairs.push_back(std::move(*Split));
+  }
+
   std::vector<std::string> Names = stateLabels();
   std::vector<StateSummary> States(StatePaths.size());
   bool Failed = false;
@@ -222,7 +249,7 @@ int runDiff() {
   readStates(States, Lint, Families, Opts, JobsOpt);
 
   DiffReport R =
-      buildDiffReport(States, Families, Gates, DiffOptions{OpcodesOpt});
+      buildDiffReport(States, Families, Gates, DiffOptions{OpcodesOpt, Pairs});
   // Source files the debug info names are read only inside the states,
   // the --path-map targets and the current directory.
   ReadScope Scope;

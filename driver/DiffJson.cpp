@@ -112,6 +112,17 @@ void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
             for (const KernelSummary *C : K.Candidates)
               J.value(C->K->Dir);
           });
+        if (K.Status == MatchStatus::Matched) {
+          J.attribute("pairing", matchHowName(K.How));
+          J.attributeArray("configDifferences", [&] {
+            for (const KeyDifference &X : K.Differences)
+              J.object([&] {
+                J.attribute("field", X.Field);
+                J.attribute("base", X.Base);
+                J.attribute("state", X.Head);
+              });
+          });
+        }
       });
     }
   });

@@ -166,6 +166,10 @@ llvm::StringRef matchStatusName(MatchStatus S);
 struct KernelInState {
   MatchStatus Status = MatchStatus::Base;
   const KernelSummary *Summary = nullptr;        ///< Base and Matched
+  /// Matched: how the pair was found, and what differs in the two
+  /// kernels' configurations (empty for an exact match).
+  MatchHow How = MatchHow::Exact;
+  std::vector<KeyDifference> Differences;
   std::vector<const KernelSummary *> Candidates; ///< Ambiguous
 };
 
@@ -234,6 +238,9 @@ struct DiffReport {
 
 struct DiffOptions {
   unsigned TopOpcodes = 10;
+  /// --pair=DIR_A:DIR_B: the kernels of folder DIR_A (base) and DIR_B (a
+  /// later state) that share a name are a pair, whatever their keys.
+  std::vector<std::pair<std::string, std::string>> Pairs;
 };
 
 /// Matches, compares and evaluates the gates.

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "DiffModel.h"
 
+#include "gestell/Input.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -79,8 +81,17 @@ std::string describeState(const KernelInState &K) {
   switch (K.Status) {
   case MatchStatus::Base:
     return "base";
-  case MatchStatus::Matched:
-    return "matched";
+  case MatchStatus::Matched: {
+    if (K.How == MatchHow::Exact)
+      return "matched";
+    std::string S = K.How == MatchHow::Explicit
+                        ? "paired by --pair"
+                        : "paired with the closest configuration";
+    for (size_t I = 0; I < K.Differences.size(); ++I)
+      S += (I ? ", " : ": ") + K.Differences[I].Field + " " +
+           K.Differences[I].Base + " -> " + K.Differences[I].Head;
+    return S;
+  }
   case MatchStatus::Disappeared:
     return "disappeared (no kernel with this key)";
   case MatchStatus::Ambiguous:
@@ -233,6 +244,35 @@ std::string kernelLabel(const StateSummary &S, const KernelSummary &K) {
   return S.Label + " " + K.K->Dir + "/" + K.K->Name;
 }
 
+/// The (base, head) index pairs --pair names between Base and Head: the
+/// kernels of one name in the two folders. Marks the pairs used.
+std::vector<std::pair<unsigned, unsigned>>
+forcedPairs(const StateSummary &Base, const StateSummary &Head,
+            ArrayRef<std::pair<std::string, std::string>> Pairs,
+            std::vector<bool> &Used) {
+  std::vector<std::pair<unsigned, unsigned>> Out;
+  std::set<unsigned> TakenB, TakenH;
+  for (size_t I = 0; I < Pairs.size(); ++I) {
+    std::string A = realPath(Pairs[I].first), B = realPath(Pairs[I].second);
+    if (A.empty() || B.empty())
+      continue;
+    for (unsigned X = 0; X < Base.Kernels.size(); ++X) {
+      if (TakenB.count(X) || realPath(Base.Kernels[X].K->Dir) != A)
+        continue;
+      for (unsigned Y = 0; Y < Head.Kernels.size(); ++Y)
+        if (!TakenH.count(Y) && realPath(Head.Kernels[Y].K->Dir) == B &&
+            Head.Kernels[Y].K->Name == Base.Kernels[X].K->Name) {
+          Out.push_back({X, Y});
+          TakenB.insert(X);
+          TakenH.insert(Y);
+          Used[I] = true;
+          break;
+        }
+    }
+  }
+  return Out;
+}
+
 } // namespace
 
 DiffReport buildDiffReport(const std::vector<StateSummary> &States,
@@ -262,8 +302,12 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
   };
   std::vector<MatchKey> BaseKeys = keys(States[0]);
   std::vector<Matching> Ms(N);
+  std::vector<bool> PairUsed(Opts.Pairs.size());
   for (size_t S = 1; S < N; ++S) {
-    Ms[S] = matchKernels(BaseKeys, keys(States[S]));
+    MatchOptions MO;
+    MO.PairLeftovers = true;
+    MO.Forced = forcedPairs(States[0], States[S], Opts.Pairs, PairUsed);
+    Ms[S] = matchKernels(BaseKeys, keys(States[S]), MO);
     for (unsigned H = 0; H < States[S].Kernels.size(); ++H) {
       if (Ms[S].HeadMatch[H])
         continue;
@@ -308,6 +352,8 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
       if (std::optional<unsigned> H = Ms[S].BaseMatch[B]) {
         KS.Status = MatchStatus::Matched;
         KS.Summary = &States[S].Kernels[*H];
+        KS.How = Ms[S].HeadHow[*H];
+        KS.Differences = keyDifferences(Base.Key, KS.Summary->Key);
       } else if (Ms[S].BaseCandidates[B].empty()) {
         KS.Status = MatchStatus::Disappeared;
       } else {
@@ -350,6 +396,13 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
         any_of(D.Resources, [](const ResourceRow &C) { return C.changed(); });
     R.Kernels.push_back(std::move(D));
   }
+  for (size_t I = 0; I < Opts.Pairs.size(); ++I)
+    if (!PairUsed[I])
+      R.Problems.push_back("--pair=" + Opts.Pairs[I].first + ":" +
+                           Opts.Pairs[I].second +
+                           ": no kernel of the first folder (in the base) "
+                           "has a kernel of its name in the second (in a "
+                           "later state)");
   // GateHeld may repeat a (kernel, state) for several gates: once each.
   llvm::sort(R.GateHeld);
   R.GateHeld.erase(std::unique(R.GateHeld.begin(), R.GateHeld.end()),

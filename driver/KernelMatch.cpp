@@ -5,6 +5,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -133,18 +134,100 @@ bool MatchKey::operator<(const MatchKey &O) const {
                   O.Tiles);
 }
 
-Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head) {
+std::vector<KeyDifference> keyDifferences(const MatchKey &A,
+                                          const MatchKey &B) {
+  std::vector<KeyDifference> Out;
+  auto Num = [](const std::optional<int64_t> &V) { return std::to_string(*V); };
+  if (!A.Target.empty() && !B.Target.empty() && A.Target != B.Target)
+    Out.push_back({"target", A.Target, B.Target});
+  if (!agree(A.NumWarps, B.NumWarps))
+    Out.push_back({"num_warps", Num(A.NumWarps), Num(B.NumWarps)});
+  if (!agree(A.NumStages, B.NumStages))
+    Out.push_back({"num_stages", Num(A.NumStages), Num(B.NumStages)});
+  if (!agree(A.Signature, B.Signature))
+    Out.push_back({"signature", *A.Signature, *B.Signature});
+  if (!agree(A.Tiles, B.Tiles))
+    Out.push_back({"tiles", *A.Tiles, *B.Tiles});
+  return Out;
+}
+
+StringRef matchHowName(MatchHow H) {
+  switch (H) {
+  case MatchHow::Exact:
+    return "exact";
+  case MatchHow::Closest:
+    return "closest";
+  case MatchHow::Explicit:
+    return "explicit";
+  }
+  return "";
+}
+
+namespace {
+void pair(Matching &M, unsigned B, unsigned H, MatchHow How) {
+  M.BaseMatch[B] = H;
+  M.HeadMatch[H] = B;
+  M.HeadHow[H] = How;
+}
+
+/// The kernels of one name without a match, paired level by level of
+/// distance (the number of differing key parts): at each level a kernel
+/// whose only undecided partner at that distance has it as its only one is
+/// paired; kernels with several there (a tie) are decided as ambiguous,
+/// with those as candidates.
+void pairLeftovers(Matching &M, ArrayRef<MatchKey> Base,
+                   ArrayRef<MatchKey> Head, ArrayRef<unsigned> Bs,
+                   ArrayRef<unsigned> Hs) {
+  std::map<size_t, std::vector<std::pair<unsigned, unsigned>>> Levels;
+  for (unsigned B : Bs)
+    for (unsigned H : Hs)
+      Levels[keyDifferences(Base[B], Head[H]).size()].push_back({B, H});
+  std::set<unsigned> DoneB, DoneH;
+  for (auto &[Distance, Pairs] : Levels) {
+    std::map<unsigned, std::vector<unsigned>> AtB, AtH;
+    for (auto [B, H] : Pairs)
+      if (!DoneB.count(B) && !DoneH.count(H)) {
+        AtB[B].push_back(H);
+        AtH[H].push_back(B);
+      }
+    for (auto &[B, Partners] : AtB)
+      if (Partners.size() == 1 && AtH[Partners[0]].size() == 1)
+        pair(M, B, Partners[0], MatchHow::Closest);
+    // The rest of this level is tied: ambiguous, never guessed. (At
+    // distance 0 their candidates are already the compatible kernels.)
+    for (auto &[B, Partners] : AtB) {
+      DoneB.insert(B);
+      if (!M.BaseMatch[B] && Distance)
+        M.BaseCandidates[B] = Partners;
+    }
+    for (auto &[H, Partners] : AtH) {
+      DoneH.insert(H);
+      if (!M.HeadMatch[H] && Distance)
+        M.HeadCandidates[H] = Partners;
+    }
+  }
+}
+} // namespace
+
+Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
+                      const MatchOptions &Opts) {
   Matching M;
   M.BaseCandidates.resize(Base.size());
   M.HeadCandidates.resize(Head.size());
   M.BaseMatch.resize(Base.size());
   M.HeadMatch.resize(Head.size());
+  M.HeadHow.resize(Head.size(), MatchHow::Exact);
+  for (auto [B, H] : Opts.Forced)
+    pair(M, B, H, MatchHow::Explicit);
   // Names decide first: index the base by name so a large cache is not
   // compared all against all.
   StringMap<SmallVector<unsigned, 4>> ByName;
   for (unsigned B = 0; B < Base.size(); ++B)
-    ByName[Base[B].Name].push_back(B);
+    if (!M.BaseMatch[B])
+      ByName[Base[B].Name].push_back(B);
   for (unsigned H = 0; H < Head.size(); ++H) {
+    if (M.HeadMatch[H])
+      continue;
     auto It = ByName.find(Head[H].Name);
     if (It == ByName.end())
       continue;
@@ -155,14 +238,26 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head) {
       }
   }
   for (unsigned H = 0; H < Head.size(); ++H) {
-    if (M.HeadCandidates[H].size() != 1)
+    if (M.HeadMatch[H] || M.HeadCandidates[H].size() != 1)
       continue;
     unsigned B = M.HeadCandidates[H].front();
     if (M.BaseCandidates[B].size() != 1)
       continue;
-    M.HeadMatch[H] = B;
-    M.BaseMatch[B] = H;
+    pair(M, B, H, MatchHow::Exact);
   }
+  if (!Opts.PairLeftovers)
+    return M;
+  StringMap<std::pair<SmallVector<unsigned, 4>, SmallVector<unsigned, 4>>>
+      Left;
+  for (unsigned B = 0; B < Base.size(); ++B)
+    if (!M.BaseMatch[B])
+      Left[Base[B].Name].first.push_back(B);
+  for (unsigned H = 0; H < Head.size(); ++H)
+    if (!M.HeadMatch[H])
+      Left[Head[H].Name].second.push_back(H);
+  for (auto &E : Left)
+    if (!E.second.first.empty() && !E.second.second.empty())
+      pairLeftovers(M, Base, Head, E.second.first, E.second.second);
   return M;
 }
 

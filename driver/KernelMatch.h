@@ -10,6 +10,13 @@
 // candidates (an autotune sweep seen without its TTGIR, two copies of one
 // build) the kernels are reported as ambiguous rather than guessed.
 //
+// gestell diff goes on (MatchOptions::PairLeftovers): the kernels of one
+// name left over are paired closest first, by how many parts of their keys
+// differ (target, warps, stages, signature, tiles), so two autotune
+// variants, or the sm_90 and sm_100 builds of one kernel, are compared
+// side by side with what differs in their configuration; a kernel whose
+// closest kernels are tied stays ambiguous. --pair names pairs outright.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_DRIVER_KERNELMATCH_H
 #define GESTELL_DRIVER_KERNELMATCH_H
@@ -22,6 +29,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gestell::driver {
@@ -46,15 +54,44 @@ struct MatchKey {
 /// The key of K; M is its parsed TTGIR, or null.
 MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M);
 
+/// One part of two keys that both know and that differs.
+struct KeyDifference {
+  std::string Field; ///< "target", "num_warps", "num_stages", "signature", "tiles"
+  std::string Base, Head;
+};
+
+/// The parts that differ between A (base) and B (head), in key order.
+std::vector<KeyDifference> keyDifferences(const MatchKey &A,
+                                          const MatchKey &B);
+
+/// How a pair was found.
+enum class MatchHow : uint8_t {
+  Exact,    ///< the keys agree, and neither has another candidate
+  Closest,  ///< a leftover of the name, closest first (PairLeftovers)
+  Explicit, ///< named by MatchOptions::Forced (--pair)
+};
+llvm::StringRef matchHowName(MatchHow H); ///< "exact", "closest", "explicit"
+
+struct MatchOptions {
+  /// After exact matching, pair the kernels of one name left over, closest
+  /// first; equal-distance ties stay ambiguous.
+  bool PairLeftovers = false;
+  /// (base, head) index pairs that match whatever their keys say.
+  std::vector<std::pair<unsigned, unsigned>> Forced;
+};
+
 struct Matching {
   /// Per kernel of each side: the compatible kernels of the other side.
   std::vector<std::vector<unsigned>> BaseCandidates, HeadCandidates;
   /// Per kernel of each side: its match, when it is unique both ways.
   std::vector<std::optional<unsigned>> BaseMatch, HeadMatch;
+  /// Per head kernel with a match: how it was found.
+  std::vector<MatchHow> HeadHow;
 };
 
 Matching matchKernels(llvm::ArrayRef<MatchKey> Base,
-                      llvm::ArrayRef<MatchKey> Head);
+                      llvm::ArrayRef<MatchKey> Head,
+                      const MatchOptions &Opts = {});
 
 } // namespace gestell::driver
 
