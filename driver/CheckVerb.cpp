@@ -118,6 +118,12 @@ cl::opt<bool> ShowSuppressedOpt(
     cl::desc("Text: also print suppressed findings and those of the "
              "findings baseline, each marked"),
     GESTELL_CHECK_OPTION);
+cl::opt<bool> VerboseOpt(
+    "verbose",
+    cl::desc("Text: print each headline whole, its layouts in full (by "
+             "default long layouts are cut to their names there and given "
+             "in full in a note)"),
+    GESTELL_CHECK_OPTION);
 cl::opt<bool> ReportUnusedIgnoresOpt(
     "report-unused-ignores",
     cl::desc("Warn about each '# gestell: ignore[...]' comment in the "
@@ -210,6 +216,7 @@ int runCheckVerb() {
   Report.ToolVersion = GESTELL_VERSION;
   Report.DocsUrl = GESTELL_DOCS_URL;
   Report.ShowSuppressed = ShowSuppressedOpt;
+  Report.Verbose = VerboseOpt;
   for (const std::string &M : PathMapOpt)
     if (Error E = Report.Paths.add(M))
       return fail(toString(std::move(E)));
@@ -280,6 +287,7 @@ int runCheckVerb() {
   for (const std::string &T : Report.Paths.targets())
     Sources.allow(T);
   applyInlineIgnores(R, Report.Paths, Sources, ReportUnusedIgnoresOpt);
+  Report.Sources = &Sources;
   unsigned Fixed = Known ? applyFindingsBaseline(R, *Known) : 0;
   for (const Notification &N : R.Notifications)
     if (!QuietOpt || N.Severity == Level::Error)
@@ -305,6 +313,7 @@ int runCheckVerb() {
     return ExitFailure;
 
   unsigned Counts[3] = {0, 0, 0}, Suppressed = 0, InBaseline = 0;
+  std::map<std::string, unsigned> ByCheck; // reported findings per check
   std::map<std::string, unsigned> States; // --baseline: new, absent, ...
   for (const Result &Res : R.Results) {
     if (!Res.BaselineState.empty())
@@ -315,8 +324,10 @@ int runCheckVerb() {
       ++Suppressed;
     else if (Res.InFindingsBaseline)
       ++InBaseline;
-    else
+    else {
       ++Counts[static_cast<unsigned>(Res.Diag.Severity)];
+      ++ByCheck[Res.Diag.CheckId];
+    }
   }
   if (QuietOpt)
     return R.exitStatus();
@@ -336,6 +347,15 @@ int runCheckVerb() {
     for (StringRef S : {"new", "updated", "unchanged", "absent"})
       errs() << " " << States[S.str()] << " " << S
              << (S == "absent" ? "" : ",");
+  }
+  // Per check, in the summary itself (ruff's --statistics, clang-tidy's
+  // tally): which checks the counts come from.
+  if (!ByCheck.empty()) {
+    errs() << " (";
+    for (auto It = ByCheck.begin(); It != ByCheck.end(); ++It)
+      errs() << (It == ByCheck.begin() ? "" : ", ") << It->first << " "
+             << It->second;
+    errs() << ")";
   }
   errs() << "\n";
   if (Fixed && Part.all())

@@ -9,6 +9,7 @@
 #ifndef GESTELL_DRIVER_REPORT_H
 #define GESTELL_DRIVER_REPORT_H
 
+#include "ReadScope.h"
 #include "Runner.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -47,7 +48,17 @@ struct ReportOptions {
   /// Text: show suppressed results and those of the findings baseline too
   /// (--show-suppressed), each marked.
   bool ShowSuppressed = false;
+  /// Text: headlines with their layouts in full (--verbose).
+  bool Verbose = false;
+  /// Text: the Python sources it may read to show a line under its note
+  /// (the --path-map targets and the current directory); null = none.
+  const ReadScope *Sources = nullptr;
 };
+
+/// Message with every long MLIR attribute (a TTGIR layout such as
+/// "#ttg.nvidia_mma<{versionMajor = 3, ...}>") cut to its name:
+/// "#ttg.nvidia_mma<...>". A headline to read; the full text goes beside.
+std::string shortenLayouts(llvm::StringRef Message);
 
 /// "" for an error (the default of a message), else "warning: " or
 /// "note: ": how stderr lines say what is not an error.

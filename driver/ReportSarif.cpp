@@ -103,8 +103,12 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
   const Diagnostic &D = Res.Diag;
 
   // The message carries the notes and the hint: code scanning shows the
-  // message, not properties.
-  std::string Msg = sentence(D.Message);
+  // message, not properties. Its first line is a short title: long layouts
+  // cut to their names there, in full on the next line.
+  std::string Title = shortenLayouts(D.Message);
+  std::string Msg = sentence(Title);
+  if (Title != D.Message)
+    Msg += "\nIn full: " + sentence(D.Message);
   for (const Note &N : D.Notes)
     if (!N.Loc)
       Msg += "\n" + sentence(N.Message);
