@@ -56,15 +56,12 @@ include(CPack)
 # refuses a NEEDED library outside glibc and libstdc++ and names the platform
 # after the newest GLIBC_ symbol version the ELF files reference.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
-set(GESTELL_WHEEL_STAGE ${CMAKE_BINARY_DIR}/wheel-stage)
 add_custom_target(wheel
-  COMMAND ${CMAKE_COMMAND} -E rm -rf ${GESTELL_WHEEL_STAGE}
-  COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR}
-          --prefix ${GESTELL_WHEEL_STAGE} --strip
   COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/tools/make_wheel.py
-          --stage ${GESTELL_WHEEL_STAGE} --version ${PROJECT_VERSION}
-          --libdir ${CMAKE_INSTALL_LIBDIR} --datadir ${CMAKE_INSTALL_DATADIR}
-          --docdir ${CMAKE_INSTALL_DOCDIR} --out ${GESTELL_PACKAGE_DIR}
+          --build ${CMAKE_BINARY_DIR} --cmake ${CMAKE_COMMAND}
+          --version ${PROJECT_VERSION} --libdir ${CMAKE_INSTALL_LIBDIR}
+          --datadir ${CMAKE_INSTALL_DATADIR} --docdir ${CMAKE_INSTALL_DOCDIR}
+          --out ${GESTELL_PACKAGE_DIR}
   COMMENT "Writing the wheel into ${GESTELL_PACKAGE_DIR}"
   VERBATIM USES_TERMINAL)
 add_dependencies(wheel gestell gestell-sdk gestell-triton gestell-nvidia)

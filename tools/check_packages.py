@@ -17,6 +17,8 @@ package.* tests, after package.build made them: cmake/Packaging.cmake).
          `objdump -T` finds), installed with `pip install --no-index` into a
          fresh venv: `gestell` on the venv's PATH is the binary as built
          (copied, not rewritten), and `pip uninstall` removes every file.
+         tools/make_wheel.py refuses an install tree with a plugin that NEEDS
+         a library outside glibc and libstdc++ (the tarball's tree, plus one).
 
   docs   the release's files and the action named in README.md,
          docs/install.md, docs/ci.md and action.yml carry version V (so a
@@ -46,7 +48,7 @@ import zipfile
 
 # A fixture with a finding: the reference regression (tests/fixtures).
 FIXTURE = "tests/fixtures/sm100-attn-tmem-w8/regressed"
-FINDING = "[triton-redundant-layout-conversion]"
+FINDING = "[triton-redundant-layout-conversion"  # ] or ,-warnings-as-errors]
 
 
 class Failures(list):
@@ -110,16 +112,19 @@ def check_runs(prefix, gestell, a, fails):
                 "rules-" in mine.stdout,
                 f"{gestell} --list-checks differs from the build's "
                 f"(exit {mine.returncode}):\n{mine.stdout}{mine.stderr}")
-    mine = run([gestell, "check", FIXTURE], cwd=a.source)
-    ref = run([built, "check", FIXTURE], cwd=a.source)
-    print(f"{gestell} check {FIXTURE}: exit {mine.returncode}, "
-          f"{len(mine.stdout.splitlines())} lines")
-    fails.check(mine.returncode == ref.returncode and mine.returncode in (0, 1)
-                and mine.stdout == ref.stdout and mine.stderr == ref.stderr
-                and FINDING in mine.stdout,
-                f"{gestell} check {FIXTURE}: exit {mine.returncode} (build's "
-                f"{ref.returncode}), {FINDING} expected, output:\n"
-                f"{mine.stdout}{mine.stderr}")
+    # A warning: exit 0; the same warning promoted to an error: exit 1.
+    for extra, status in (([], 0), (["--warnings-as-errors=triton-*"], 1)):
+        args = ["check"] + extra + [FIXTURE]
+        mine = run([gestell] + args, cwd=a.source)
+        ref = run([built] + args, cwd=a.source)
+        print(f"{gestell} {' '.join(args)}: exit {mine.returncode}, "
+              f"{len(mine.stdout.splitlines())} lines")
+        fails.check(mine.returncode == ref.returncode == status and
+                    mine.stdout == ref.stdout and mine.stderr == ref.stderr
+                    and FINDING in mine.stdout,
+                    f"{gestell} {' '.join(args)}: exit {mine.returncode} "
+                    f"(expected {status}, the build's {ref.returncode}), "
+                    f"{FINDING} expected, output:\n{mine.stdout}{mine.stderr}")
     for mode in ("needed", "runpath", "cwd"):
         r = run([sys.executable, os.path.join(a.source, "tools/elf_deps.py"),
                  mode, a.build, "--tree", prefix])
@@ -195,6 +200,32 @@ def newest_glibc(files):
     return best
 
 
+def check_wheel_refuses(a, tmp, fails):
+    """make_wheel.py on the tarball's tree with a plugin that NEEDS more
+    (cmake's binary, which NEEDS libcurl, libexpat, zlib...)."""
+    tgz = one(os.path.join(a.build, "packages",
+                           f"gestell-{a.version}-linux-*.tar.gz"), fails)
+    if not tgz:
+        return
+    stage = os.path.join(tmp, "stage")
+    with tarfile.open(tgz) as t:
+        t.extractall(stage)
+    stage = os.path.join(stage, os.listdir(stage)[0])
+    extra = os.path.join(stage, a.libdir, "gestell/plugins/needs-more.so")
+    os.symlink(os.path.realpath(shutil.which(a.cmake)), extra)
+    out = os.path.join(tmp, "refused")
+    r = run([sys.executable, os.path.join(a.source, "tools/make_wheel.py"),
+             "--stage", stage, "--version", a.version, "--libdir", a.libdir,
+             "--datadir", "share", "--docdir", "share/doc/gestell",
+             "--out", out])
+    print(f"make_wheel.py with {os.path.basename(extra)}: exit {r.returncode}: "
+          f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}")
+    fails.check(r.returncode == 1 and "needs-more.so NEEDS" in r.stderr and
+                not glob.glob(os.path.join(out, "*.whl")),
+                f"make_wheel.py wrote a wheel with a plugin that NEEDS "
+                f"more (exit {r.returncode}):\n{r.stdout}{r.stderr}")
+
+
 def check_wheel(a, tmp, fails):
     whl = one(os.path.join(a.build, "packages",
                            f"gestell-{a.version}-py3-none-*.whl"), fails)
@@ -267,6 +298,7 @@ def check_wheel(a, tmp, fails):
         fails.check(f.read() == binary, f"{gestell} is not the wheel's binary "
                     "as it is (pip rewrote it)")
     check_runs(venv, gestell, a, fails)
+    check_wheel_refuses(a, tmp, fails)
     r = run(pip + ["uninstall", "-y", "gestell"])
     left = [p for p in ("bin/gestell", f"{a.libdir}/libgestell.so.0",
                         f"{a.libdir}/gestell", "share/gestell")
@@ -300,6 +332,7 @@ def main():
     ap.add_argument("--version", required=True)
     ap.add_argument("--libdir", required=True)
     ap.add_argument("--source", required=True)
+    ap.add_argument("--cmake", default="cmake")
     a = ap.parse_args()
     a.build, a.source = os.path.abspath(a.build), os.path.abspath(a.source)
     fails = Failures()

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Writes gestell's wheel from an install tree, offline (zipfile, no build
-backend): `cmake --build build --target wheel` runs it on a stripped
-`cmake --install` (cmake/Packaging.cmake).
+"""Writes gestell's wheel from a build, offline (zipfile, no build backend):
+`cmake --build build --target wheel` runs it (cmake/Packaging.cmake).
 
-  make_wheel.py --stage DIR --version V --libdir lib/x86_64-linux-gnu
-                --datadir share --docdir share/doc/gestell --out DIR
+  make_wheel.py --build BUILD --cmake CMAKE --version V
+                --libdir lib/x86_64-linux-gnu --datadir share
+                --docdir share/doc/gestell --out DIR
+
+It installs the build, stripped (`cmake --install BUILD --strip`), into a
+temporary folder and zips what the wheel needs of it; `--stage DIR` instead
+of --build zips an install tree already made.
 
 The wheel holds bin/gestell as gestell-V.data/scripts/gestell, and as
 gestell-V.data/data/ (which pip installs into the environment's root, the
@@ -30,6 +34,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 
@@ -99,14 +104,27 @@ def record_hash(data):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--stage", required=True, help="a cmake --install tree")
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--build", help="the CMake build folder")
+    src.add_argument("--stage", help="an install tree (cmake --install)")
+    ap.add_argument("--cmake", default="cmake")
     ap.add_argument("--version", required=True)
     ap.add_argument("--libdir", required=True)
     ap.add_argument("--datadir", required=True)
     ap.add_argument("--docdir", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    stage = os.path.abspath(a.stage)
+    if a.stage:
+        return write_wheel(a, os.path.abspath(a.stage))
+    with tempfile.TemporaryDirectory(prefix="gestell-wheel.") as stage:
+        r = subprocess.run([a.cmake, "--install", a.build, "--prefix", stage,
+                            "--strip"], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"cmake --install {a.build} failed:\n{r.stdout}{r.stderr}")
+        return write_wheel(a, stage)
+
+
+def write_wheel(a, stage):
 
     # (path inside the environment's root, source file); bin/ becomes scripts.
     files = [("bin/gestell", os.path.join(stage, "bin", "gestell"))]
