@@ -22,7 +22,8 @@ package.* tests, after package.build made them: cmake/Packaging.cmake).
 
   docs   the release's files and the action named in README.md,
          docs/install.md, docs/ci.md and action.yml carry version V (so a
-         version bump updates the install commands too).
+         version bump updates the install commands too); action.yml uses
+         only the inputs it declares, and docs/ci.md's table lists them all.
 
 For each package, the installed gestell then: prints `gestell V`; lists the same
 checks as the build's gestell (the built-in modules and the rule packs are
@@ -323,6 +324,17 @@ def check_docs(a, tmp, fails):
         for v, line in found:
             fails.check(v == a.version, f"{doc}:{line}: version {v}, the "
                         f"project's is {a.version}")
+    action = open(os.path.join(a.source, "action.yml")).read()
+    block = action[action.index("\ninputs:\n"):action.index("\noutputs:\n")]
+    declared = set(re.findall(r"^  ([a-z][\w-]*):$", block, re.M))
+    used = set(re.findall(r"\binputs\.([a-z][\w-]*)", action))
+    ci = open(os.path.join(a.source, "docs/ci.md")).read()
+    listed = set(re.findall(r"^\| `([a-z][\w-]*)` \|", ci, re.M))
+    print(f"action.yml: inputs {' '.join(sorted(declared))}")
+    fails.check(used <= declared, f"action.yml uses undeclared inputs "
+                f"{sorted(used - declared)}")
+    fails.check(declared <= listed, f"docs/ci.md's table lacks the action's "
+                f"inputs {sorted(declared - listed)}")
 
 
 def main():
