@@ -160,10 +160,13 @@ def write_wheel(a, stage):
             problems.append(f"{path} NEEDS {n}, which is neither in glibc "
                             "nor libstdc++ nor in the wheel")
         for v in glibc_versions(src):
-            if v == "GLIBC_PRIVATE":
-                problems.append(f"{path} references GLIBC_PRIVATE")
+            m = re.fullmatch(r"GLIBC_(\d+(?:\.\d+)+)", v)
+            if m:
+                glibc.add(tuple(int(x) for x in m.group(1).split(".")))
+            elif v == "GLIBC_ABI_DT_RELR":  # -z pack-relative-relocs: 2.36
+                glibc.add((2, 36))
             else:
-                glibc.add(tuple(int(x) for x in v[len("GLIBC_"):].split(".")))
+                problems.append(f"{path} references {v}")
     if problems:
         fail("not a manylinux wheel:\n  " + "\n  ".join(problems))
     files += [(os.path.join(a.libdir, n), s) for n, s in sorted(own.items())]
