@@ -32,8 +32,6 @@ set(CPACK_GENERATOR DEB TGZ)
 set(CPACK_STRIP_FILES ON)            # the build is RelWithDebInfo
 set(CPACK_PACKAGE_FILE_NAME
   "gestell-${PROJECT_VERSION}-linux-${CMAKE_SYSTEM_PROCESSOR}")
-set(CPACK_SOURCE_GENERATOR TGZ)
-set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/build[^/]*/" "/node_modules/")
 
 # .deb: /usr, libraries in /usr/lib/<multiarch> (GNUInstallDirs), Depends
 # computed by dpkg-shlibdeps from what the ELF files NEED (libc6, libstdc++6,
