@@ -35,13 +35,18 @@ set(CPACK_PACKAGE_FILE_NAME
 
 # .deb: /usr, libraries in /usr/lib/<multiarch> (GNUInstallDirs), Depends
 # computed by dpkg-shlibdeps from what the ELF files NEED (libc6, libstdc++6,
-# libgcc-s1); a shlibs file for libgestell.so.0 so that packaged plugins get
-# their dependency on gestell the same way.
+# libgcc-s1). A shlibs control file for libgestell.so.0, so that a packaged
+# plugin's Depends names this exact version (the SDK's C++ ABI); written
+# here because CPack's GENERATE_SHLIBS warns about every plugin, which has no
+# soname. CPack adds the postinst and postrm that run ldconfig.
+set(GESTELL_DEB_CONTROL ${CMAKE_BINARY_DIR}/deb-control)
+file(WRITE ${GESTELL_DEB_CONTROL}/shlibs
+  "libgestell ${PROJECT_VERSION_MAJOR} gestell (= ${PROJECT_VERSION})\n")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${GESTELL_DEB_CONTROL}/shlibs)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Building a plugin against the SDK (find_package(gestell)) needs LLVM's
 # headers and CMake package of the same major version.

@@ -159,8 +159,12 @@ def check_deb(a, tmp, fails):
     ctl = os.path.join(tmp, "control")
     run(["dpkg-deb", "-e", deb, ctl])
     shlibs = os.path.join(ctl, "shlibs")
-    fails.check(os.path.exists(shlibs) and "libgestell 0 gestell" in
-                open(shlibs).read(), f"{deb}: no shlibs entry for libgestell")
+    fails.check(os.path.exists(shlibs) and open(shlibs).read() ==
+                f"libgestell 0 gestell (= {a.version})\n",
+                f"{deb}: no shlibs entry for libgestell")
+    postinst = os.path.join(ctl, "postinst")
+    fails.check(os.path.exists(postinst) and "ldconfig" in open(postinst).read(),
+                f"{deb}: no postinst running ldconfig")
     prefix = os.path.join(root, "usr")
     check_tree(prefix, a, fails)
     check_runs(prefix, os.path.join(prefix, "bin", "gestell"), a, fails)
