@@ -128,7 +128,9 @@ private:
 };
 
 /// Folders next to the running binary where built-in modules live:
-/// <bindir>/../lib/gestell/plugins (also the build tree's layout).
+/// <bindir>/../<libdir>/gestell/plugins (libdir lib/x86_64-linux-gnu on
+/// Debian, as installed and packaged), then <bindir>/../lib/gestell/plugins
+/// (the build tree's layout).
 std::vector<std::string> builtinPluginDirs();
 
 } // namespace gestell::driver

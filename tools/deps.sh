@@ -8,10 +8,13 @@ apt_packages=(
   cmake ninja-build g++ pkg-config
   llvm-22-dev llvm-22-tools libzstd-dev     # LLVM Support/Object, lit, FileCheck
   libtomlplusplus-dev                        # config and rule packs
-  libboost-dev libboost-filesystem-dev       # Boost.DLL for plugins
+  libboost-dev                               # Boost.DLL for plugins (header-only)
   libgtest-dev                               # unit tests
   python3                                    # lit
   chromium                                   # headless check of the HTML diff report
+  dpkg-dev file                              # the .deb: dpkg-shlibdeps, CPack's ELF search
+  binutils                                   # readelf, objdump: ELF checks, the wheel's tag
+  python3-venv                               # the wheel, pip-installed into a venv
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -16,6 +16,11 @@
       `--list-checks` (which loads the plugins) from a folder holding a
       bogus file named like each library they NEED.
 
+With --tree DIR (repeatable) each mode checks those trees instead of the
+build and its install: a packaged layout (an unpacked .deb's usr/, the
+tarball's folder, a venv the wheel went into), whose bin/ and lib/ hold the
+same files (libgestell and the plugins under lib/ or lib/<multiarch>/).
+
 Exit 0 when every promise holds, 1 otherwise (each failure printed).
 """
 import argparse
@@ -27,17 +32,16 @@ import subprocess
 import sys
 import tempfile
 
-# The libraries gestell may NEED. libboost_filesystem: Boost.DLL's path
-# operations (boost::dll::fs is boost::filesystem until BOOST_DLL_USE_STD_FS).
+# The libraries gestell may NEED: its own, glibc's and the C++ runtime
+# (toml++ is header-only, Boost.DLL on std::filesystem: what the wheel
+# promises, tools/make_wheel.py).
 ALLOWED_NEEDED = [
     "libgestell.so.0",
-    "libtomlplusplus.so.*",
     "libstdc++.so.*",
     "libm.so.*",
     "libgcc_s.so.*",
     "libc.so.*",
     "ld-linux*.so.*",
-    "libboost_filesystem.so.*",
 ]
 # A sanitizer build (--sanitized) links Debian's libLLVM.so instead of the
 # static LLVM Support (sdk/CMakeLists.txt), and gcc's sanitizer runtimes.
@@ -64,17 +68,19 @@ def dynamic(path):
 
 def product_files(tree):
     """The binary, libgestell and every plugin under an install or build
-    tree (bin/, lib/), by the layout both share."""
+    tree: bin/gestell, and under lib/ (or lib/<multiarch>/) libgestell.so.*
+    and gestell/plugins/*.so, gestell/test-plugins/*.so."""
     files = [os.path.join(tree, "bin", "gestell")]
-    lib = os.path.join(tree, "lib")
-    files += sorted(os.path.join(lib, f) for f in os.listdir(lib)
-                    if f.startswith("libgestell.so.")
-                    and not os.path.islink(os.path.join(lib, f)))
-    for sub in ("plugins", "test-plugins"):
-        d = os.path.join(lib, "gestell", sub)
-        if os.path.isdir(d):
-            files += sorted(os.path.join(d, f) for f in os.listdir(d)
-                            if f.endswith(".so"))
+    for root, dirs, names in os.walk(os.path.join(tree, "lib")):
+        dirs.sort()
+        plugins = (os.path.basename(root) in ("plugins", "test-plugins") and
+                   os.path.basename(os.path.dirname(root)) == "gestell")
+        for n in sorted(names):
+            p = os.path.join(root, n)
+            if not os.path.islink(p) and (
+                    n.startswith("libgestell.so.") or
+                    (plugins and n.endswith(".so"))):
+                files.append(p)
     return [f for f in files if os.path.exists(f)]
 
 
@@ -186,6 +192,9 @@ def main():
     ap.add_argument("mode", choices=["needed", "runpath", "cwd"])
     ap.add_argument("build")
     ap.add_argument("--cmake", default="cmake")
+    ap.add_argument("--tree", action="append", default=[],
+                    help="check this packaged tree instead of BUILD and its "
+                    "install (repeatable)")
     ap.add_argument("--sanitized", action="store_true",
                     help="a sanitizer build: libLLVM.so and the sanitizer "
                     "runtimes are allowed too")
@@ -195,9 +204,14 @@ def main():
         return 1
     build = os.path.abspath(a.build)
     failures = []
-    if a.mode == "needed":
-        failures = check_needed(build, ALLOWED_NEEDED +
-                                (SANITIZED_NEEDED if a.sanitized else []))
+    allowed = ALLOWED_NEEDED + (SANITIZED_NEEDED if a.sanitized else [])
+    if a.tree:
+        for tree in map(os.path.abspath, a.tree):
+            failures += (check_needed(tree, allowed) if a.mode == "needed"
+                         else check_runpath_tree(tree, tree)
+                         if a.mode == "runpath" else check_cwd(tree, tree))
+    elif a.mode == "needed":
+        failures = check_needed(build, allowed)
     else:
         with tempfile.TemporaryDirectory(prefix="gestell-install.") as tmp:
             prefix = os.path.join(tmp, "prefix")

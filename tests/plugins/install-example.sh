@@ -14,9 +14,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gestell-install-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 "$cmake" --install "$build" --prefix "$work/prefix" > "$work/install.log"
-test -f "$work/prefix/lib/cmake/gestell/gestellConfig.cmake"
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")  # lib/<multiarch>
+test -f "$work/prefix/$libdir/cmake/gestell/gestellConfig.cmake"
 test -f "$work/prefix/include/gestell/Check.h"
-ls "$work/prefix/lib/gestell/plugins/"*.so > /dev/null
+ls "$work/prefix/$libdir/gestell/plugins/"*.so > /dev/null
 
 "$cmake" -S "$src/plugins/example" -B "$work/example-build" -G "$generator" \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
