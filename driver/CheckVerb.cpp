@@ -279,6 +279,7 @@ int runCheckVerb() {
     return fail(toString(Device.takeError()));
   Analysis->Device = *Device;
 
+  showProgress(!QuietOpt);
   RunReport R = Session.run(BaselineOpt, JobsOpt, *Analysis, Part);
   // Ignore comments: the Python sources are read only under the
   // --path-map targets and the current directory.

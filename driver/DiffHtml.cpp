@@ -5,7 +5,9 @@
 // Content-Security-Policy (default-src 'none') makes any outside load fail
 // loudly instead of silently.
 //
-// Per changed kernel: family charts across the states (one SVG per stage and
+// A summary table opens it (per state: kernels changed, appeared,
+// disappeared, ambiguous, the gate); unchanged kernels share one line.
+// Per changed kernel, folded in <details>: family charts across the states (one SVG per stage and
 // scope, a group of bars per family, one bar per state), the opcodes that
 // moved most, the TTGIR ops added or removed per loop with their .ttgir and
 // Python lines, resources and gates. The DOM carries data attributes for
@@ -380,12 +382,27 @@ void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
     OS << "</p>\n";
   }
 
+  // The summary first: per state, what changed and the gate.
+  std::vector<StateTally> Tally = tallyStates(R);
   OS << "<table class=\"states\"><tr><th>state</th><th>path</th>"
-        "<th>kernels</th></tr>\n";
-  for (const StateSummary *S : R.States)
-    OS << "<tr><td>" << esc(S->Label) << "</td><td class=\"text\"><code>"
-       << esc(S->Path) << "</code></td><td>" << S->Kernels.size()
+        "<th>kernels</th><th>changed</th><th>appeared</th>"
+        "<th>disappeared</th><th>ambiguous</th><th>gate</th></tr>\n";
+  for (size_t I = 0; I < R.States.size(); ++I) {
+    const StateSummary *S = R.States[I];
+    const StateTally &N = Tally[I];
+    auto Cell = [&](unsigned V) {
+      return "<td>" + (I ? std::to_string(V) : std::string("-")) + "</td>";
+    };
+    OS << "<tr data-state=\"" << esc(S->Label) << "\"><td>" << esc(S->Label)
+       << (I ? "" : " (base)") << "</td><td class=\"text\"><code>"
+       << esc(S->Path) << "</code></td><td>" << S->Kernels.size() << "</td>"
+       << Cell(N.Changed) << Cell(N.Appeared) << Cell(N.Disappeared)
+       << Cell(N.Ambiguous) << "<td class=\"text\">"
+       << (I == 0 || R.GateExprs.empty() ? "-"
+           : N.GateHeld ? "<b>held</b> (" + std::to_string(N.GateHeld) + ")"
+                        : std::string("passed"))
        << "</td></tr>\n";
+  }
   OS << "</table>\n";
 
   std::vector<const KernelDiff *> Same;
@@ -393,17 +410,23 @@ void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
     bool Compared = any_of(D.States, [](const KernelInState &K) {
       return K.Status == MatchStatus::Matched;
     });
-    if (D.Changed || !Compared)
+    if (D.Changed || !Compared) {
+      // Each kernel folded under its key: the summary is read first.
+      OS << "<details class=\"kernel\"><summary><code>" << esc(D.Key.str())
+         << "</code></summary>\n";
       kernel(OS, R, D);
-    else
+      OS << "</details>\n";
+    } else {
       Same.push_back(&D);
+    }
   }
   if (!Same.empty()) {
-    OS << "<h2>Unchanged (" << Same.size() << ")</h2>\n<ul>\n";
-    for (const KernelDiff *D : Same)
-      OS << "<li class=\"unchanged\" data-kernel=\"" << esc(D->Name)
-         << "\"><code>" << esc(D->Key.str()) << "</code></li>\n";
-    OS << "</ul>\n";
+    OS << "<p>Unchanged (" << Same.size() << "): ";
+    for (size_t I = 0; I < Same.size(); ++I)
+      OS << (I ? ", " : "") << "<code class=\"unchanged\" data-kernel=\""
+         << esc(Same[I]->Name) << "\">" << esc(Same[I]->Key.str())
+         << "</code>";
+    OS << ".</p>\n";
   }
   if (!R.Appeared.empty() || !R.Ambiguous.empty()) {
     OS << "<h2>Not matched</h2>\n<ul>\n";

@@ -1,10 +1,14 @@
 //===- DiffMarkdown.cpp - gestell diff for a PR comment or job summary ----===//
 //
-// GitHub-flavored Markdown: the verdict first (gates, kernels changed), then
-// one section per changed kernel with pipe tables, the TTGIR changes and the
-// canonical layouts folded in <details>. Unchanged kernels are listed in
-// one line each, so a sweep of 72 kernels stays readable. Cells escape '|'
-// and code spans use a fence longer than any backtick run they hold.
+// GitHub-flavored Markdown: the verdict first (gates), a summary table (per
+// state: kernels changed, appeared, disappeared, ambiguous, the gate; per
+// changed kernel: instructions in loops and the resources that moved), then
+// one folded <details> section per changed kernel with pipe tables, the
+// TTGIR changes and the canonical layouts. Unchanged kernels share one
+// line. The whole stays under GitHub's 65,536-character comment limit:
+// kernel sections that do not fit are left out, with a note saying so.
+// Cells escape '|' and code spans use a fence longer than any backtick run
+// they hold.
 //
 //===----------------------------------------------------------------------===//
 #include "DiffModel.h"
@@ -145,7 +149,10 @@ void findings(raw_ostream &OS, const DiffReport &R, ArrayRef<CheckFinding> Fs) {
     OS << "\n";
 }
 
-void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
+/// One kernel's section; Compact leaves out the TTGIR changes (the long
+/// part: one row per op and layouts), for a comment that would be too long.
+void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D,
+            bool Compact) {
   OS << "### " << code(D.Name);
   if (!D.Key.Target.empty())
     OS << " " << text(D.Key.Target);
@@ -157,7 +164,8 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   if (D.Key.Tiles && !D.Key.Tiles->empty())
     OS << "Tiles " << code(*D.Key.Tiles) << ".\n\n";
   for (size_t S = 1; S < D.States.size(); ++S)
-    if (D.States[S].Status != MatchStatus::Matched)
+    if (D.States[S].Status != MatchStatus::Matched ||
+        D.States[S].How != MatchHow::Exact)
       OS << "- " << text(R.States[S]->Label) << ": "
          << text(describeState(D.States[S])) << "\n";
   if (std::string C = describeConstant(D); !C.empty())
@@ -186,7 +194,11 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
     countTable(OS, R, Rows, "opcode", true);
   }
 
-  if (!D.Ttgir.empty()) {
+  if (!D.Ttgir.empty() && Compact) {
+    OS << "TTGIR ops added or removed: " << D.Ttgir.size()
+       << " rows, left out here to keep the comment under GitHub's limit "
+          "(`--format=html` or `--format=json` has them).\n\n";
+  } else if (!D.Ttgir.empty()) {
     OS << "TTGIR ops added or removed, per loop:\n\n";
     std::vector<std::string> Head{"loop", "op"};
     for (const StateSummary *S : R.States)
@@ -243,65 +255,183 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   findings(OS, R, D.Checks);
 }
 
+/// The headline numbers of one kernel in state S against the base: the
+/// instructions in loops (SASS, else PTX) and the resources that moved.
+std::vector<std::string> headlineCells(const KernelDiff &D, size_t S) {
+  std::string Insns = "-";
+  for (Isa I : {Isa::SASS, Isa::PTX}) {
+    auto It = find_if(D.Families, [&](const CountRow &C) {
+      return C.Stage == I && C.Name == "instructions";
+    });
+    if (It == D.Families.end() || !It->Values[S])
+      continue;
+    Insns = formatCell(pickCount(It->Values[S], true),
+                       pickCount(It->Values[0], true), false) +
+            " " + isaTitle(I).str();
+    break;
+  }
+  std::vector<std::string> Moved;
+  for (const ResourceRow &C : D.Resources)
+    if (C.Values[S] && C.Values[0] && *C.Values[S] != *C.Values[0])
+      Moved.push_back(C.Name + " " + std::to_string(*C.Values[0]) + " -> " +
+                      std::to_string(*C.Values[S]));
+  return {Insns, Moved.empty() ? "-" : text(join(Moved, ", "))};
+}
+
+/// The summary the comment opens with: per later state, what changed, and
+/// one row per changed kernel with its headline numbers.
+void summary(raw_ostream &OS, const DiffReport &R) {
+  tableHead(OS,
+            {"state", "path", "kernels", "changed", "appeared", "disappeared",
+             "ambiguous", "gate"},
+            2);
+  std::vector<StateTally> Tally = tallyStates(R);
+  for (size_t S = 0; S < R.States.size(); ++S) {
+    const StateTally &N = Tally[S];
+    std::string Gate = S == 0 || R.GateExprs.empty() ? "-"
+                       : N.GateHeld
+                           ? "**held** (" + std::to_string(N.GateHeld) + ")"
+                           : "passed";
+    auto Cell = [&](unsigned V) { return S ? std::to_string(V) : "-"; };
+    tableRow(OS, {text(R.States[S]->Label) + (S ? "" : " (base)"),
+                  code(R.States[S]->Path),
+                  std::to_string(R.States[S]->Kernels.size()),
+                  Cell(N.Changed), Cell(N.Appeared), Cell(N.Disappeared),
+                  Cell(N.Ambiguous), Gate});
+  }
+  OS << "\n";
+
+  // Changed kernels, the most moved first; a long list is cut.
+  constexpr size_t MaxRows = 30;
+  std::vector<std::pair<const KernelDiff *, size_t>> Rows;
+  for (const KernelDiff &D : R.Kernels)
+    for (size_t S = 1; S < D.States.size(); ++S)
+      if (D.Changed && D.States[S].Status == MatchStatus::Matched)
+        Rows.push_back({&D, S});
+  if (Rows.empty())
+    return;
+  auto Moved = [](const KernelDiff &D) {
+    uint64_t M = 0;
+    for (const CountRow &C : D.Families)
+      M = std::max(M, C.MaxMove);
+    return M;
+  };
+  llvm::stable_sort(Rows, [&](const auto &A, const auto &B) {
+    return Moved(*A.first) > Moved(*B.first);
+  });
+  tableHead(OS,
+            {"changed kernel", "state", "instructions in loops",
+             "resources that moved"},
+            2);
+  for (size_t I = 0; I < Rows.size() && I < MaxRows; ++I) {
+    auto [D, S] = Rows[I];
+    std::vector<std::string> Cells{code(D->Key.str()),
+                                   text(R.States[S]->Label)};
+    for (std::string &C : headlineCells(*D, S))
+      Cells.push_back(std::move(C));
+    tableRow(OS, Cells);
+  }
+  if (Rows.size() > MaxRows)
+    OS << "\n... and " << Rows.size() - MaxRows << " more changed kernels "
+       << "(sections below).\n";
+  OS << "\n";
+}
+
 } // namespace
 
 void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
-  OS << "## gestell diff: " << text(R.States[0]->Label);
+  // GitHub refuses a comment longer than 65,536 characters: the summary
+  // and the lists come whole, then as many kernel sections as fit.
+  constexpr size_t Limit = 65536, Reserve = 1024;
+  std::string Head, Tail;
+  raw_string_ostream H(Head), T(Tail);
+  H << "## gestell diff: " << text(R.States[0]->Label);
   for (size_t S = 1; S < R.States.size(); ++S)
-    OS << (S == 1 ? " vs " : ", ") << text(R.States[S]->Label);
-  OS << "\n\n";
+    H << (S == 1 ? " vs " : ", ") << text(R.States[S]->Label);
+  H << "\n\n";
 
   if (!R.GateExprs.empty()) {
     if (R.GateHeld.empty()) {
-      OS << "Gate held for no kernel:";
+      H << "Gate held for no kernel:";
     } else {
-      OS << "**Gate held** for ";
+      H << "**Gate held** for ";
       std::vector<std::string> Held;
       for (const auto &[K, S] : R.GateHeld)
         Held.push_back(code(R.Kernels[K].Name) + " in " +
                        text(R.States[S]->Label));
-      OS << join(Held, ", ") << ":";
+      H << join(Held, ", ") << ":";
     }
     for (const std::string &E : R.GateExprs)
-      OS << " " << code(E);
-    OS << "\n\n";
+      H << " " << code(E);
+    H << "\n\n";
   }
+  summary(H, R);
 
-  tableHead(OS, {"state", "path", "kernels"}, 2);
-  for (const StateSummary *S : R.States)
-    tableRow(
-        OS, {text(S->Label), code(S->Path), std::to_string(S->Kernels.size())});
-  OS << "\n";
-
+  // Each changed kernel whole, and compact (without its TTGIR rows) for
+  // when the whole does not fit.
+  std::vector<std::pair<std::string, std::string>> Sections;
   std::vector<std::string> Same;
   for (const KernelDiff &D : R.Kernels) {
     bool Compared = any_of(D.States, [](const KernelInState &K) {
       return K.Status == MatchStatus::Matched;
     });
-    if (D.Changed || !Compared)
-      kernel(OS, R, D);
-    else
+    if (!D.Changed && Compared) {
       Same.push_back(code(D.Key.str()));
+      continue;
+    }
+    // Each kernel folded: the summary above is what a reviewer reads first.
+    std::string Whole, Compact;
+    for (bool C : {false, true}) {
+      raw_string_ostream B(C ? Compact : Whole);
+      B << "<details><summary>" << text(D.Key.str()) << "</summary>\n\n";
+      kernel(B, R, D, C);
+      B << "</details>\n\n";
+    }
+    Sections.push_back({std::move(Whole), std::move(Compact)});
   }
+  constexpr size_t MaxSame = 200;
   if (!Same.empty()) {
-    OS << "Unchanged (" << Same.size() << "): " << join(Same, ", ") << ".\n\n";
+    T << "Unchanged (" << Same.size() << "): ";
+    for (size_t I = 0; I < Same.size() && I < MaxSame; ++I)
+      T << (I ? ", " : "") << Same[I];
+    if (Same.size() > MaxSame)
+      T << " and " << Same.size() - MaxSame << " more";
+    T << ".\n\n";
   }
   for (const UnmatchedKernel &U : R.Appeared)
-    OS << "- appeared in " << text(R.States[U.State]->Label) << ": "
-       << code(U.Summary->Key.str()) << " (" << code(displayDir(*U.Summary))
-       << ")\n";
+    T << "- appeared in " << text(R.States[U.State]->Label) << ": "
+      << code(U.Summary->Key.str()) << " (" << code(displayDir(*U.Summary))
+      << ")\n";
   for (const UnmatchedKernel &U : R.Ambiguous)
-    OS << "- ambiguous in " << text(R.States[U.State]->Label) << ": "
-       << code(U.Summary->Key.str()) << " matches " << U.Candidates.size()
-       << " base kernels\n";
+    T << "- ambiguous in " << text(R.States[U.State]->Label) << ": "
+      << code(U.Summary->Key.str()) << " matches " << U.Candidates.size()
+      << " base kernels\n";
   if (!R.Appeared.empty() || !R.Ambiguous.empty())
-    OS << "\n";
+    T << "\n";
   if (!R.OtherChecks.empty()) {
-    OS << "Kernels without a match:\n\n";
-    findings(OS, R, R.OtherChecks);
+    T << "Kernels without a match:\n\n";
+    findings(T, R, R.OtherChecks);
   }
   for (const std::string &P : R.Problems)
-    OS << "- problem: " << code(P) << "\n";
+    T << "- problem: " << code(P) << "\n";
+
+  size_t Used = Head.size() + Tail.size() + Reserve, Kept = 0;
+  OS << Head;
+  for (; Kept < Sections.size(); ++Kept) {
+    const auto &[Whole, Compact] = Sections[Kept];
+    const std::string &Fit =
+        Used + Whole.size() <= Limit ? Whole : Compact;
+    if (Used + Fit.size() > Limit)
+      break;
+    OS << Fit;
+    Used += Fit.size();
+  }
+  if (Kept < Sections.size())
+    OS << "> " << Sections.size() - Kept << " of " << Sections.size()
+       << " kernel sections are left out to keep this under GitHub's "
+          "65,536-character comment limit; `gestell diff --format=html` or "
+          "`--format=json` holds them all.\n\n";
+  OS << Tail;
 }
 
 } // namespace gestell::driver

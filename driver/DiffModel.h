@@ -236,6 +236,13 @@ struct DiffReport {
   std::vector<CheckFinding> OtherChecks;
 };
 
+/// Per state, what the summaries of the Markdown and HTML reports count.
+struct StateTally {
+  unsigned Changed = 0, Appeared = 0, Disappeared = 0, Ambiguous = 0;
+  unsigned GateHeld = 0; ///< kernels for which some gate held
+};
+std::vector<StateTally> tallyStates(const DiffReport &R);
+
 struct DiffOptions {
   unsigned TopOpcodes = 10;
   /// --pair=DIR_A:DIR_B: the kernels of folder DIR_A (base) and DIR_B (a

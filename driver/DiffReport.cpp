@@ -244,6 +244,28 @@ std::string kernelLabel(const StateSummary &S, const KernelSummary &K) {
   return S.Label + " " + K.K->Dir + "/" + K.K->Name;
 }
 
+} // namespace
+
+std::vector<StateTally> tallyStates(const DiffReport &R) {
+  std::vector<StateTally> Out(R.States.size());
+  for (const KernelDiff &D : R.Kernels)
+    for (size_t S = 1; S < D.States.size(); ++S) {
+      const KernelInState &K = D.States[S];
+      Out[S].Changed += D.Changed && K.Status == MatchStatus::Matched;
+      Out[S].Disappeared += K.Status == MatchStatus::Disappeared;
+      Out[S].Ambiguous += K.Status == MatchStatus::Ambiguous;
+    }
+  for (const UnmatchedKernel &U : R.Appeared)
+    ++Out[U.State].Appeared;
+  for (const UnmatchedKernel &U : R.Ambiguous)
+    ++Out[U.State].Ambiguous;
+  for (const auto &[K, S] : R.GateHeld)
+    ++Out[S].GateHeld;
+  return Out;
+}
+
+namespace {
+
 /// The (base, head) index pairs --pair names between Base and Head: the
 /// kernels of one name in the two folders. Marks the pairs used.
 std::vector<std::pair<unsigned, unsigned>>

@@ -8,12 +8,17 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <exception>
 #include <map>
+#include <mutex>
 #include <tuple>
 
 using namespace llvm;
@@ -278,10 +283,54 @@ void loadMetadata(ArrayRef<Kernel *> Kernels, unsigned Threads) {
   Pool.wait();
 }
 
+namespace {
+std::atomic<bool> ProgressOn{false};
+
+/// Prints "\rgestell: N/M kernels" at most five times a second, from the
+/// task that finished a kernel, once the run has taken a second.
+class Progress {
+public:
+  explicit Progress(size_t Total)
+      : Total(Total), Start(std::chrono::steady_clock::now()),
+        On(ProgressOn && Total > 1) {}
+  ~Progress() {
+    if (Shown)
+      errs() << "\r\x1b[K"; // erase the line: the report follows
+  }
+  void done() {
+    size_t N = ++Finished;
+    if (!On)
+      return;
+    auto Now = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> L(M, std::try_to_lock);
+    if (!L || Now - Start < std::chrono::seconds(1) ||
+        Now - Last < std::chrono::milliseconds(200))
+      return;
+    Last = Now;
+    Shown = true;
+    errs() << "\rgestell: " << N << "/" << Total << " kernels checked";
+    errs().flush();
+  }
+
+private:
+  size_t Total;
+  std::chrono::steady_clock::time_point Start, Last;
+  bool On, Shown = false;
+  std::atomic<size_t> Finished{0};
+  std::mutex M;
+};
+} // namespace
+
+void showProgress(bool Wanted) {
+  ProgressOn = Wanted && sys::Process::StandardErrIsDisplayed() &&
+               !sys::Process::GetEnv("CI");
+}
+
 void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
                const AnalysisOptions &Analysis, RunReport &R) {
   std::vector<KernelOutcome> Outcomes(Jobs.size());
   {
+    Progress P(Jobs.size());
     DefaultThreadPool Pool(hardware_concurrency(Threads));
     for (size_t I = 0; I < Jobs.size(); ++I)
       Pool.async([&, I] {
@@ -296,6 +345,7 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
         View.release();
         if (Base)
           Base->release();
+        P.done();
       });
     Pool.wait();
   }

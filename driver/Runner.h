@@ -98,6 +98,12 @@ struct RunReport {
 /// become its notes and related locations, named by check.
 std::vector<Diagnostic> mergeByCause(std::vector<Diagnostic> Found);
 
+/// Progress of runChecks on stderr ("gestell: 1200/45000 kernels"), for
+/// long runs watched in a terminal: on only when Wanted, stderr is a
+/// terminal and the CI environment variable is unset; it starts after a
+/// second and erases itself at the end.
+void showProgress(bool Wanted);
+
 /// Runs the enabled checks of each job's config on its kernel, Jobs threads
 /// at a time (0 = one per core). Appends results and notifications to R.
 void runChecks(llvm::ArrayRef<KernelJob> Jobs, unsigned Threads,

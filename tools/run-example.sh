@@ -15,15 +15,19 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 "$here/tools/build.sh" >/dev/null
 gestell="$here/build/bin/gestell"
 example="$here/build/lib/gestell/test-plugins/gestell-example.so"
-args=()
+# The corpus was compiled from /src/kernels/triton_kernels.py in a
+# container; the file is in the repository.
+cd "$here"
+args=(--path-map=/src=tests/corpus/triton-3.6.0/src)
 [ -f "$example" ] && args+=(--load="$example" '--checks=example-*')
 status=0
-"$gestell" check "${args[@]}" "$here/tests/corpus/triton-3.6.0/bundles" || status=$?
+"$gestell" check "${args[@]}" tests/corpus/triton-3.6.0/bundles || status=$?
 [ "$status" -eq 2 ] && exit 2
 for build in baseline regressed; do
   echo
   echo "== tests/fixtures/sm100-attn-tmem-w8/$build"
-  "$gestell" check "$here/tests/fixtures/sm100-attn-tmem-w8/$build" || status=$?
+  "$gestell" check --path-map=/src=tests/corpus/triton-3.6.0/src \
+    "tests/fixtures/sm100-attn-tmem-w8/$build" || status=$?
   [ "$status" -eq 2 ] && exit 2
 done
 # What changed below the source, baseline -> regressed (docs/diff.md).
