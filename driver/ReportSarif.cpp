@@ -23,6 +23,12 @@ using namespace llvm;
 namespace gestell::driver {
 
 namespace {
+// GitHub code scanning's limits for one upload ("SARIF support for code
+// scanning", "Validating your SARIF file"): past them it drops results or
+// locations silently, so gestell does the cutting and says so.
+constexpr size_t MaxResultsPerRun = 25000;
+constexpr size_t MaxRelatedPerResult = 1000;
+
 
 /// SARIF's convention: plain-text messages end with a period.
 std::string sentence(StringRef S) {
@@ -163,9 +169,14 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
   json::Array Locations{location(All[PrimaryAt].L, Opt.Paths)};
   json::Array Related;
   std::string Links;
+  size_t LeftOut = 0;
   for (size_t I = 0; I < All.size(); ++I) {
     if (I == PrimaryAt)
       continue;
+    if (Related.size() == MaxRelatedPerResult) {
+      ++LeftOut;
+      continue;
+    }
     const DiagLoc &L = All[I].L;
     json::Object O = location(L, Opt.Paths);
     unsigned Id = Related.size();
@@ -183,6 +194,10 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
   }
   if (!Links.empty())
     Msg += "\nSee " + Links + ".";
+  if (LeftOut)
+    Msg += "\n" + std::to_string(LeftOut) +
+           " more related locations are left out (GitHub code scanning takes "
+           "1,000 per result); the JSON report has them all.";
 
   json::Object Props{{"kernel", D.Kernel}, {"target", D.Target}};
   if (D.Primary.ArtifactStage)
@@ -248,6 +263,29 @@ json::Object notificationObject(const Notification &N,
 
 } // namespace
 
+namespace {
+/// The results to write, in report order: all of them, or the
+/// MaxResultsPerRun most severe (unsuppressed first, then error, warning,
+/// remark; report order among equals).
+std::vector<size_t> resultsToWrite(const RunReport &R) {
+  std::vector<size_t> Order(R.Results.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  if (Order.size() <= MaxResultsPerRun)
+    return Order;
+  auto Rank = [&](size_t I) {
+    const Result &Res = R.Results[I];
+    return std::make_pair(Res.Suppressed || Res.BaselineState == "absent",
+                          -static_cast<int>(Res.Diag.Severity));
+  };
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](size_t A, size_t B) { return Rank(A) < Rank(B); });
+  Order.resize(MaxResultsPerRun);
+  llvm::sort(Order);
+  return Order;
+}
+} // namespace
+
 // Streamed, one result (rule, notification) at a time, so memory holds no
 // document: members are written in the order llvm::json prints an Object
 // (sorted by key), which keeps the bytes those tests and docs pin.
@@ -257,6 +295,18 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
   for (const RegisteredCheck *C : R.Rules)
     RuleIndex[C->Info.Id] = NumRules++;
   std::vector<std::string> Fingerprints = resultFingerprints(R);
+  std::vector<size_t> Written = resultsToWrite(R);
+  Notification Cut;
+  if (Written.size() < R.Results.size()) {
+    Cut.Severity = Level::Warning;
+    Cut.Message = std::to_string(R.Results.size() - Written.size()) + " of " +
+                  std::to_string(R.Results.size()) +
+                  " results are left out of this SARIF run, the least severe "
+                  "first: GitHub code scanning takes 25,000 results per run. "
+                  "Lint in parts with --shard=I/N and upload each part with "
+                  "its own category (docs/ci.md), or narrow --checks";
+    errs() << "gestell: warning: " << Cut.Message << "\n";
+  }
 
   json::OStream J(OS, /*IndentSize=*/2);
   J.objectBegin();
@@ -272,11 +322,13 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
       J.attributeArray("toolExecutionNotifications", [&] {
         for (const Notification &N : R.Notifications)
           J.value(notificationObject(N, RuleIndex, Opt));
+        if (!Cut.Message.empty())
+          J.value(notificationObject(Cut, RuleIndex, Opt));
       });
       J.objectEnd();
     });
     J.attributeArray("results", [&] {
-      for (size_t I = 0; I < R.Results.size(); ++I)
+      for (size_t I : Written)
         J.value(resultObject(R.Results[I], Fingerprints[I], RuleIndex, Opt));
     });
     J.attributeObject("tool", [&] {
