@@ -65,6 +65,12 @@ cl::opt<std::string> NvdisasmOpt(
     cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
              "(default: the one on PATH, else the triton package's)"),
     cl::value_desc("PATH"), GESTELL_CHECK_OPTION);
+cl::list<std::string> TraceCacheOpt(
+    "trace-cache",
+    cl::desc("A Triton cache that TritonParse traces' cubins may be read "
+             "from, besides the scanned folders (docs/traces.md); "
+             "repeatable"),
+    cl::value_desc("DIR"), GESTELL_CHECK_OPTION);
 cl::opt<std::string> DeviceOpt(
     "device",
     cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
@@ -161,6 +167,7 @@ int runCheckVerb() {
   Opts.Load.assign(LoadOpt.begin(), LoadOpt.end());
   Opts.AllowConfigPlugins = AllowConfigPluginsOpt;
   Opts.KeepGoing = KeepGoingOpt;
+  Opts.TraceCaches.assign(TraceCacheOpt.begin(), TraceCacheOpt.end());
   if (Error E = appendGlobs(Opts.CommandLine.Checks, ChecksOpt, "--checks"))
     return fail("--checks: " + toString(std::move(E)));
   if (Error E = appendGlobs(Opts.CommandLine.WarningsAsErrors,

@@ -46,6 +46,9 @@ struct LintOptions {
   bool ConfigRulePacks = true;
   /// --keep-going: a bad rule is a notification, the other rules run.
   bool KeepGoing = false;
+  /// --trace-cache: folders a TritonParse trace's cubins may be read from
+  /// (DiscoveryOptions::TraceCaches).
+  std::vector<std::string> TraceCaches;
 };
 
 /// `--shard=I/N`: the I-th of N disjoint parts of the kernels, chosen by a

@@ -4,6 +4,7 @@
 #include "Verb.h"
 
 #include "gestell/Check.h"
+#include "gestell/Trace.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -262,9 +263,14 @@ void loadMetadata(ArrayRef<Kernel *> Kernels, unsigned Threads) {
 void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
                const AnalysisOptions &Analysis, RunReport &R) {
   std::vector<KernelOutcome> Outcomes(Jobs.size());
-  {
-    DefaultThreadPool Pool(hardware_concurrency(Threads));
-    for (size_t I = 0; I < Jobs.size(); ++I)
+  std::vector<const Kernel *> Kernels;
+  for (const KernelJob &J : Jobs)
+    Kernels.push_back(J.K);
+  DefaultThreadPool Pool(hardware_concurrency(Threads));
+  // Kernels of TritonParse traces a window at a time, the window's events
+  // held in memory (gestell/Trace.h); without traces, one window.
+  forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
+    for (size_t I = Begin; I < End; ++I)
       Pool.async([&, I] {
         const KernelJob &Job = Jobs[I];
         loadKernelMetadata(*Job.K);
@@ -279,7 +285,7 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
           Base->release();
       });
     Pool.wait();
-  }
+  });
   gatherOutcomes(Jobs, std::move(Outcomes), R);
 }
 

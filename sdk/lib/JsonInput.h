@@ -10,6 +10,8 @@
 #ifndef GESTELL_LIB_JSONINPUT_H
 #define GESTELL_LIB_JSONINPUT_H
 
+#include "gestell/Bundle.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -25,6 +27,10 @@ inline constexpr unsigned MaxJsonDepth = 256;
 llvm::Expected<llvm::json::Value> parseJsonInput(llvm::StringRef Text,
                                                  llvm::StringRef Path,
                                                  llvm::StringRef What = "JSON");
+
+/// The fields of Triton's metadata (a kernel's .json, a trace's
+/// payload.metadata) that gestell uses; what parseKernelMetadata reads.
+KernelMetadata kernelMetadataFromJson(const llvm::json::Object &O);
 
 } // namespace gestell
 
