@@ -198,8 +198,8 @@ int runDiff() {
     Discover.AlsoScanned.assign(StatePaths.begin(), StatePaths.end());
     S.Found = discoverKernels({StatePaths[I]}, Discover);
     for (const DiscoveryProblem &P : S.Found.Problems)
-      errs() << Me << levelPrefix(P.Severity) << P.where() << ": "
-             << P.Message << "\n";
+      errs() << Me << levelPrefix(P.Severity) << P.where() << ": " << P.Message
+             << "\n";
     Failed |= hasErrors(S.Found);
     if (S.Found.Kernels.empty() && !hasErrors(S.Found)) {
       errs() << Me << StatePaths[I] << ": no kernels found\n";

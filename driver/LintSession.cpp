@@ -307,10 +307,9 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   if (!BaselinePath.empty()) {
     Discovery D = discoverKernels({BaselinePath.str()}, Discover);
     for (DiscoveryProblem &Prob : D.Problems)
-      R.Notifications.push_back({Prob.Severity,
-                                 "baseline: " + Prob.where() + ": " +
-                                     Prob.Message,
-                                 "", "", Prob.Path, Prob.Line, Prob.Column});
+      R.Notifications.push_back(
+          {Prob.Severity, "baseline: " + Prob.where() + ": " + Prob.Message, "",
+           "", Prob.Path, Prob.Line, Prob.Column});
     if (D.Kernels.empty() && !hasErrors(D))
       R.Notifications.push_back(
           {Level::Error,

@@ -136,8 +136,8 @@ int runStats() {
   Discover.TraceCaches.assign(TraceCacheOpt.begin(), TraceCacheOpt.end());
   Discovery D = discoverKernels(Paths, Discover);
   for (const DiscoveryProblem &P : D.Problems)
-    errs() << "gestell stats: " << levelPrefix(P.Severity) << P.where()
-           << ": " << P.Message << "\n";
+    errs() << "gestell stats: " << levelPrefix(P.Severity) << P.where() << ": "
+           << P.Message << "\n";
   if (D.Kernels.empty()) {
     errs() << "gestell stats: no kernels found\n";
     return ExitFailure;

@@ -127,9 +127,8 @@ private:
     T.Roots = Roots;
     for (const std::string &D : Opts.AlsoScanned)
       if (std::string R = realPath(D); !R.empty())
-        T.Roots.push_back(sys::fs::is_directory(R)
-                              ? R
-                              : sys::path::parent_path(R).str());
+        T.Roots.push_back(
+            sys::fs::is_directory(R) ? R : sys::path::parent_path(R).str());
     for (const std::string &D : Opts.TraceCaches)
       if (std::string R = realPath(D); !R.empty())
         T.Caches.push_back(std::move(R));

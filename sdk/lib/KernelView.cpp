@@ -84,9 +84,9 @@ Expected<const T &> KernelView::load(Slot<T> &S, ParseFn Parse) {
 namespace {
 /// "no .ptx file", or for a kernel of a trace "no .ptx in the trace event".
 std::string noFile(const Kernel &K, Stage S) {
-  return K.absentWhy(S, ("no " + stageSuffix(S) +
-                         (K.Trace ? " in the trace event" : " file"))
-                            .str());
+  return K.absentWhy(
+      S, ("no " + stageSuffix(S) + (K.Trace ? " in the trace event" : " file"))
+             .str());
 }
 } // namespace
 

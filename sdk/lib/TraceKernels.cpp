@@ -223,7 +223,8 @@ void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
                       " from " + utostr(Compilations) + " compilation event" +
                       (Compilations == 1 ? "" : "s");
     if (Repeats)
-      Msg += " (" + utostr(Repeats) + " of them repeat" + (Repeats == 1 ? "s" : "") + " a kernel read before: same hash)";
+      Msg += " (" + utostr(Repeats) + " of them repeat" +
+             (Repeats == 1 ? "s" : "") + " a kernel read before: same hash)";
     if (!Other.empty()) {
       std::vector<std::string> Parts;
       for (const auto &[Type, N] : Other)

@@ -9,9 +9,9 @@
 // LLVM Support without it anyway (lib/llvm/NoCompression.cpp).
 //
 //===----------------------------------------------------------------------===//
-#include "gestell/Trace.h"
 #include "JsonInput.h"
 #include "gestell/Error.h"
+#include "gestell/Trace.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -138,8 +138,8 @@ public:
     if (!Gzip) {
       size_t Old = Buf.size();
       Buf.resize(Old + ChunkBytes);
-      size_t N = readRaw(reinterpret_cast<unsigned char *>(&Buf[Old]),
-                         ChunkBytes);
+      size_t N =
+          readRaw(reinterpret_cast<unsigned char *>(&Buf[Old]), ChunkBytes);
       Buf.resize(Old + N);
       if (N == 0)
         DataEnded = true;
@@ -496,7 +496,8 @@ Expected<TraceEvent> parseTraceEvent(StringRef Line, StringRef Trace,
   }
   if (E.Name.empty())
     for (const TraceEvent::File &F : E.Files)
-      if (size_t Dot = StringRef(F.Name).find('.'); Dot && Dot != StringRef::npos) {
+      if (size_t Dot = StringRef(F.Name).find('.');
+          Dot && Dot != StringRef::npos) {
         E.Name = F.Name.substr(0, Dot);
         break;
       }

@@ -82,14 +82,15 @@ private:
 };
 
 /// Reads event E (at Line) of T again; T.M is held.
-std::shared_ptr<const EventTexts>
-readEventAgain(StringRef Trace, StoredTrace &T, unsigned Line,
-               const StoredEvent &E) {
+std::shared_ptr<const EventTexts> readEventAgain(StringRef Trace,
+                                                 StoredTrace &T, unsigned Line,
+                                                 const StoredEvent &E) {
   auto Texts = std::make_shared<EventTexts>();
   auto Fail = [&](Error Err) {
     // The error names the trace and line already: keep the message only.
     handleAllErrors(
-        std::move(Err), [&](const InputError &I) { Texts->Failure = I.Message; },
+        std::move(Err),
+        [&](const InputError &I) { Texts->Failure = I.Message; },
         [&](const ErrorInfoBase &B) { Texts->Failure = B.message(); });
     T.Reader.reset();
     return Texts;

@@ -135,7 +135,7 @@ std::string traceLabel(llvm::StringRef Trace, unsigned Line,
 
 /// What a label names.
 struct TracePlace {
-  std::string Trace;     ///< the trace file
+  std::string Trace; ///< the trace file
   unsigned EventLine = 0;
   std::string StageFile; ///< "" for the event as a whole
 };
