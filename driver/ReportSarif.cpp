@@ -14,6 +14,7 @@
 #include "gestell/Trace.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
@@ -78,8 +79,11 @@ std::string inTraceEvent(const DiagLoc &L) {
 json::Object location(const DiagLoc &L, const PathMap &Paths) {
   json::Object O{
       {"physicalLocation", physicalLocation(L.File, L.Line, L.Column, Paths)}};
-  if (std::string In = inTraceEvent(L); !In.empty())
-    O["message"] = text(StringRef(In).trim(" ()"));
+  if (std::string In = inTraceEvent(L); !In.empty()) {
+    std::string M = StringRef(In).trim(" ()").str();
+    M[0] = toUpper(M[0]);
+    O["message"] = text(M);
+  }
   return O;
 }
 

@@ -66,6 +66,7 @@ public:
   bool DataEnded = false;
 
   unsigned LineNo = 0; ///< of the line last returned
+  unsigned FailLine = 0; ///< where the input could not be read further
   uint64_t LineOff = 0, LineLen = 0;
   StringRef Line;
 
@@ -222,8 +223,8 @@ public:
   }
 
   Status next() {
-    if (Failed)
-      return Status::Failed;
+    // After a failure, the complete lines decompressed before it are still
+    // returned; the one that was cut is where it failed.
     bool Skipping = false; // inside a line too long to keep
     uint64_t SkipStart = 0;
     for (;;) {
@@ -259,7 +260,7 @@ public:
       }
       if (!fill()) {
         if (Failed) {
-          ++LineNo;
+          FailLine = LineNo + 1;
           return Status::Failed;
         }
         // The last line may lack its "\n".
@@ -302,8 +303,10 @@ public:
   }
 
   Error seekTo(uint64_t Offset, unsigned NewLine) {
-    if (Failed)
+    if (Failed) {
+      FailLine = NewLine;
       return takeError();
+    }
     if (Offset >= Base && Offset <= Base + Buf.size()) {
       Pos = ScanFrom = Offset - Base;
     } else if (!Gzip) {
@@ -320,15 +323,19 @@ public:
       Base = Offset;
       DataEnded = false;
     } else {
-      if (Offset < Base && !rewind())
+      if (Offset < Base && !rewind()) {
+        FailLine = NewLine;
         return takeError();
+      }
       // Inflate forward to Offset, keeping nothing before it.
       while (Base + Buf.size() < Offset) {
         Pos = Buf.size();
         compact();
         if (!fill()) {
-          if (Failed)
+          if (Failed) {
+            FailLine = NewLine;
             return takeError();
+          }
           return inputError(Name, NewLine, 0,
                             "the trace ends before this event (was it "
                             "changed while gestell read it?)");
@@ -343,7 +350,7 @@ public:
   Error takeError() {
     if (!Failed)
       return Error::success();
-    return inputError(Name, LineNo, 0, FailMessage);
+    return inputError(Name, FailLine ? FailLine : LineNo + 1, 0, FailMessage);
   }
 };
 
