@@ -74,8 +74,8 @@ std::string resolveCubin(StringRef Named, const Trust &T, std::string &Why) {
                   [&](const std::string &F) { return pathIsWithin(Real, F); });
   };
   std::string Real = realPath(Named);
-  if (!Real.empty() && sys::fs::is_regular_file(Real) &&
-      (Inside(Real, T.Roots) || Inside(Real, T.Caches)))
+  bool Allowed = !Real.empty() && (Inside(Real, T.Roots) || Inside(Real, T.Caches));
+  if (Allowed && sys::fs::is_regular_file(Real))
     return Real;
   // A cache from another machine: <cache>/<key folder>/<name>.cubin.
   StringRef Key = sys::path::filename(sys::path::parent_path(Named));
@@ -88,7 +88,10 @@ std::string resolveCubin(StringRef Named, const Trust &T, std::string &Why) {
       if (!R.empty() && sys::fs::is_regular_file(R) && pathIsWithin(R, C))
         return R;
     }
-  if (Real.empty())
+  if (Allowed)
+    Why = "the cubin the trace names (" + Named.str() +
+          ") is not a regular file: not read";
+  else if (Real.empty())
     Why = "the cubin the trace names (" + Named.str() +
           ") is not on this machine" +
           (T.Caches.empty()

@@ -9,7 +9,8 @@
       then the last compilation event of SRC
   edit_trace.py SRC OUT cubin PATH
       every compilation event of SRC with payload.file_path's .cubin set to
-      PATH
+      PATH, where {name} stands for the kernel's name and {key} for the
+      cache key folder of the path it replaces
   edit_trace.py SRC OUT copies N
       the compilation events of SRC repeated to make N events, each with a
       hash of its own (so none is a copy of another), then the other events
@@ -18,6 +19,7 @@ SRC and OUT may be .gz (read and written compressed).
 """
 import gzip
 import json
+import os
 import sys
 
 
@@ -63,7 +65,9 @@ def main():
                 fp = e["payload"].setdefault("file_path", {})
                 for k in list(fp):
                     if k.endswith(".cubin"):
-                        fp[k] = path
+                        key = os.path.basename(os.path.dirname(fp[k]))
+                        fp[k] = path.replace("{name}", k[:-len(".cubin")]) \
+                                    .replace("{key}", key)
                 l = json.dumps(e)
             edited.append(l)
         write(out, edited)
