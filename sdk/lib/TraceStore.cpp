@@ -195,20 +195,11 @@ void registerTrace(StringRef Trace, std::vector<IndexedEvent> Events) {
   }
   Store &St = store();
   std::lock_guard<std::mutex> L(St.M);
-  // A trace read twice (gestell diff A A) keeps the first entry, which
-  // kernels already point into, when it has not changed.
+  // A trace read again (gestell diff A A) is indexed again: kernels find
+  // their event by line, and a re-read checks the event's hash.
   auto It = St.Traces.find(Trace);
   if (It != St.Traces.end()) {
     std::lock_guard<std::mutex> TL(It->second->M);
-    bool Same = It->second->Events.size() == T->Events.size() &&
-                all_of(T->Events, [&](const auto &KV) {
-                  auto Old = It->second->Events.find(KV.first);
-                  return Old != It->second->Events.end() &&
-                         Old->second.Offset == KV.second.Offset &&
-                         Old->second.Hash == KV.second.Hash;
-                });
-    if (Same)
-      return;
     It->second->Events = std::move(T->Events);
     It->second->Reader.reset();
     return;
