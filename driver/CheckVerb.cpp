@@ -11,6 +11,7 @@
 #include "Report.h"
 #include "Verb.h"
 #include "OccupancyReport.h"
+#include "ReadScope.h"
 
 #include "gestell/KernelView.h"
 
@@ -168,6 +169,8 @@ int runCheckVerb() {
   Opts.AllowConfigPlugins = AllowConfigPluginsOpt;
   Opts.KeepGoing = KeepGoingOpt;
   Opts.TraceCaches.assign(TraceCacheOpt.begin(), TraceCacheOpt.end());
+  if (Error E = checkTraceCaches(Opts.TraceCaches))
+    return fail(toString(std::move(E)));
   if (Error E = appendGlobs(Opts.CommandLine.Checks, ChecksOpt, "--checks"))
     return fail("--checks: " + toString(std::move(E)));
   if (Error E = appendGlobs(Opts.CommandLine.WarningsAsErrors,

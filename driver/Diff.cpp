@@ -185,6 +185,12 @@ int runDiff() {
       return ExitFailure;
     }
 
+  std::vector<std::string> TraceCaches(TraceCacheOpt.begin(),
+                                       TraceCacheOpt.end());
+  if (Error E = checkTraceCaches(TraceCaches)) {
+    errs() << Me << toString(std::move(E)) << "\n";
+    return ExitFailure;
+  }
   std::vector<std::string> Names = stateLabels();
   std::vector<StateSummary> States(StatePaths.size());
   bool Failed = false;
@@ -194,7 +200,7 @@ int runDiff() {
     S.Path = StatePaths[I];
     DiscoveryOptions Discover;
     Discover.DeferMetadata = true;
-    Discover.TraceCaches.assign(TraceCacheOpt.begin(), TraceCacheOpt.end());
+    Discover.TraceCaches = TraceCaches;
     Discover.AlsoScanned.assign(StatePaths.begin(), StatePaths.end());
     S.Found = discoverKernels({StatePaths[I]}, Discover);
     for (const DiscoveryProblem &P : S.Found.Problems)

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "Stats.h"
 #include "OccupancyReport.h"
+#include "ReadScope.h"
 #include "Config.h"
 #include "Report.h"
 #include "Verb.h"
@@ -134,6 +135,10 @@ int runStats() {
   DiscoveryOptions Discover;
   Discover.DeferMetadata = true;
   Discover.TraceCaches.assign(TraceCacheOpt.begin(), TraceCacheOpt.end());
+  if (Error E = checkTraceCaches(Discover.TraceCaches)) {
+    errs() << "gestell stats: " << toString(std::move(E)) << "\n";
+    return ExitFailure;
+  }
   Discovery D = discoverKernels(Paths, Discover);
   for (const DiscoveryProblem &P : D.Problems)
     errs() << "gestell stats: " << levelPrefix(P.Severity) << P.where() << ": "
