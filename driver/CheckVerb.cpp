@@ -8,10 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "Config.h"
 #include "LintSession.h"
-#include "Report.h"
-#include "Verb.h"
 #include "OccupancyReport.h"
 #include "ReadScope.h"
+#include "Report.h"
+#include "Verb.h"
 
 #include "gestell/KernelView.h"
 

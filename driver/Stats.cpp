@@ -14,9 +14,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Stats.h"
+#include "Config.h"
 #include "OccupancyReport.h"
 #include "ReadScope.h"
-#include "Config.h"
 #include "Report.h"
 #include "Verb.h"
 

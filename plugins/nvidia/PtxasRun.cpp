@@ -101,8 +101,8 @@ Expected<std::string> runPtxas(StringRef Ptxas, StringRef PtxPath,
     std::error_code EC;
     raw_fd_ostream OS(Copy, EC);
     if (EC)
-      return inputError(PtxPath, "cannot write a copy for ptxas: " +
-                                     EC.message());
+      return inputError(PtxPath,
+                        "cannot write a copy for ptxas: " + EC.message());
     OS << (*Ptx)->getBuffer();
     OS.close();
     Input = std::string(Copy);

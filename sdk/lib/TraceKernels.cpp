@@ -74,7 +74,8 @@ std::string resolveCubin(StringRef Named, const Trust &T, std::string &Why) {
                   [&](const std::string &F) { return pathIsWithin(Real, F); });
   };
   std::string Real = realPath(Named);
-  bool Allowed = !Real.empty() && (Inside(Real, T.Roots) || Inside(Real, T.Caches));
+  bool Allowed =
+      !Real.empty() && (Inside(Real, T.Roots) || Inside(Real, T.Caches));
   if (Allowed && sys::fs::is_regular_file(Real))
     return Real;
   // A cache from another machine: <cache>/<key folder>/<name>.cubin.

@@ -65,7 +65,7 @@ public:
   size_t ScanFrom = 0;
   bool DataEnded = false;
 
-  unsigned LineNo = 0; ///< of the line last returned
+  unsigned LineNo = 0;   ///< of the line last returned
   unsigned FailLine = 0; ///< where the input could not be read further
   uint64_t LineOff = 0, LineLen = 0;
   StringRef Line;

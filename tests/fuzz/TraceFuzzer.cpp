@@ -37,8 +37,8 @@ void expectTraceError(Error E, StringRef Path, unsigned Lines,
       std::move(E),
       [&](const InputError &IE) {
         if (!StringRef(IE.Path).ends_with(Path))
-          fuzz::fail("an error names '" + IE.Path + "', not the trace: " +
-                     IE.Message);
+          fuzz::fail("an error names '" + IE.Path +
+                     "', not the trace: " + IE.Message);
         if (IE.Message.empty())
           fuzz::fail("an error without a message");
         if (IE.Line == 0 || IE.Line > Lines + 1)
@@ -90,8 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       if (!R->isGzip() && R->line().size() + 1 < R->lineLength() &&
           !Bytes.substr(R->lineOffset() + R->line().size()).starts_with("\r"))
         fuzz::fail("a line shorter than its length for no line ending");
-      Expected<TraceEvent> E =
-          parseTraceEvent(R->line(), "fuzz.ndjson", Lines);
+      Expected<TraceEvent> E = parseTraceEvent(R->line(), "fuzz.ndjson", Lines);
       if (!E) {
         Errors.push_back(E.takeError());
         continue;
@@ -109,8 +108,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   Discovery D = discoverKernels({Path});
   for (const DiscoveryProblem &P : D.Problems)
     if (P.Severity == Level::Error && P.Path != Path)
-      fuzz::fail("a problem names '" + P.Path + "', not the trace: " +
-                 P.Message);
+      fuzz::fail("a problem names '" + P.Path +
+                 "', not the trace: " + P.Message);
   auto ReadStages = [&](const Kernel &K) {
     if (!K.Trace)
       fuzz::fail("a kernel of a trace without its event");
