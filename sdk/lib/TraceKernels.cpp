@@ -159,6 +159,13 @@ void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
     }
     if ((*R)->line().trim().empty())
       continue;
+    if (!Seen.empty())
+      if (StringRef H = repeatCandidateHash((*R)->line());
+          !H.empty() && Seen.count(H.str())) {
+        ++Compilations;
+        ++Repeats;
+        continue;
+      }
     Expected<TraceEvent> E =
         parseTraceEvent((*R)->line(), Trace, Line, KeepText);
     if (!E) {

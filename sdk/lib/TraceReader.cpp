@@ -10,9 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "JsonInput.h"
+#include "TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Trace.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -426,6 +428,32 @@ bool plainFileName(StringRef Name) {
 }
 
 } // namespace
+
+namespace trace {
+
+StringRef repeatCandidateHash(StringRef Line) {
+  if (scanEventType(Line) != "compilation")
+    return {};
+  size_t Meta = Line.find("\"metadata\"");
+  if (Meta == StringRef::npos)
+    return {};
+  size_t At = Line.find("\"hash\"", Meta);
+  if (At == StringRef::npos)
+    return {};
+  StringRef Rest = Line.drop_front(At + strlen("\"hash\"")).ltrim(" \t");
+  if (!Rest.consume_front(":"))
+    return {};
+  Rest = Rest.ltrim(" \t");
+  if (!Rest.consume_front("\""))
+    return {};
+  StringRef Hash = Rest.take_front(64);
+  if (Hash.size() != 64 || !Rest.drop_front(64).starts_with("\"") ||
+      !all_of(Hash, [](char C) { return isDigit(C) || (C >= 'a' && C <= 'f'); }))
+    return {};
+  return Hash;
+}
+
+} // namespace trace
 
 Expected<TraceEvent> parseTraceEvent(StringRef Line, StringRef Trace,
                                      unsigned LineNo,

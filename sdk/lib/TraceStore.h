@@ -43,6 +43,13 @@ void registerTrace(llvm::StringRef Trace, std::vector<IndexedEvent> Events);
 std::optional<llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>>
 openTraceStage(llvm::StringRef Path, Content Kind);
 
+/// The metadata hash of a compilation event line, found without parsing it
+/// (the first "hash" key after "metadata", 64 hex digits), or "". Only to
+/// skip, unparsed, the repeat of a kernel already read: the parsed output
+/// of a run (events five times the raw log's) repeats every compilation of
+/// its raw log, and llvm::json builds every object of its source mappings.
+llvm::StringRef repeatCandidateHash(llvm::StringRef Line);
+
 /// Folders a trace's cubin may be read from (real paths).
 struct Trust {
   std::vector<std::string> Roots;  ///< the scanned folders
