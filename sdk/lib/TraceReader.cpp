@@ -448,7 +448,8 @@ StringRef repeatCandidateHash(StringRef Line) {
     return {};
   StringRef Hash = Rest.take_front(64);
   if (Hash.size() != 64 || !Rest.drop_front(64).starts_with("\"") ||
-      !all_of(Hash, [](char C) { return isDigit(C) || (C >= 'a' && C <= 'f'); }))
+      !all_of(Hash,
+              [](char C) { return isDigit(C) || (C >= 'a' && C <= 'f'); }))
     return {};
   return Hash;
 }
