@@ -10,9 +10,10 @@
 #include "FindingsBaseline.h"
 #include "InlineIgnores.h"
 #include "LintSession.h"
+#include "OccupancyReport.h"
+#include "ReadScope.h"
 #include "Report.h"
 #include "Verb.h"
-#include "OccupancyReport.h"
 
 #include "gestell/KernelView.h"
 
@@ -67,6 +68,12 @@ cl::opt<std::string> NvdisasmOpt(
     cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
              "(default: the one on PATH, else the triton package's)"),
     cl::value_desc("PATH"), GESTELL_CHECK_OPTION);
+cl::list<std::string> TraceCacheOpt(
+    "trace-cache",
+    cl::desc("A Triton cache that TritonParse traces' cubins may be read "
+             "from, besides the scanned folders (docs/traces.md); "
+             "repeatable"),
+    cl::value_desc("DIR"), GESTELL_CHECK_OPTION);
 cl::opt<std::string> DeviceOpt(
     "device",
     cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
@@ -200,6 +207,9 @@ int runCheckVerb() {
       return fail(toString(B.takeError()));
     Known = std::move(*B);
   }
+  Opts.TraceCaches.assign(TraceCacheOpt.begin(), TraceCacheOpt.end());
+  if (Error E = checkTraceCaches(Opts.TraceCaches))
+    return fail(toString(std::move(E)));
   if (Error E = appendGlobs(Opts.CommandLine.Checks, ChecksOpt, "--checks"))
     return fail("--checks: " + toString(std::move(E)));
   if (Error E = appendGlobs(Opts.CommandLine.WarningsAsErrors,

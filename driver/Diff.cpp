@@ -82,6 +82,12 @@ cl::opt<std::string> NvdisasmOpt(
     cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
              "(default: PATH, then an installed triton package)"),
     cl::value_desc("PATH"), GESTELL_DIFF_OPTION);
+cl::list<std::string> TraceCacheOpt(
+    "trace-cache",
+    cl::desc("A Triton cache that TritonParse traces' cubins may be read "
+             "from, besides the scanned folders (docs/traces.md); "
+             "repeatable"),
+    cl::value_desc("DIR"), GESTELL_DIFF_OPTION);
 cl::opt<std::string> DeviceOpt(
     "device",
     cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
@@ -207,6 +213,12 @@ int runDiff() {
     Pairs.push_back(std::move(*Split));
   }
 
+  std::vector<std::string> TraceCaches(TraceCacheOpt.begin(),
+                                       TraceCacheOpt.end());
+  if (Error E = checkTraceCaches(TraceCaches)) {
+    errs() << Me << toString(std::move(E)) << "\n";
+    return ExitFailure;
+  }
   std::vector<std::string> Names = stateLabels();
   std::vector<StateSummary> States(StatePaths.size());
   bool Failed = false;
@@ -214,9 +226,13 @@ int runDiff() {
     StateSummary &S = States[I];
     S.Label = Names[I];
     S.Path = StatePaths[I];
-    S.Found = discoverKernels({StatePaths[I]}, DiscoveryOptions{true});
+    DiscoveryOptions Discover;
+    Discover.DeferMetadata = true;
+    Discover.TraceCaches = TraceCaches;
+    Discover.AlsoScanned.assign(StatePaths.begin(), StatePaths.end());
+    S.Found = discoverKernels({StatePaths[I]}, Discover);
     for (const DiscoveryProblem &P : S.Found.Problems)
-      errs() << Me << levelPrefix(P.Severity) << P.Path << ": " << P.Message
+      errs() << Me << levelPrefix(P.Severity) << P.where() << ": " << P.Message
              << "\n";
     Failed |= hasErrors(S.Found);
     if (S.Found.Kernels.empty() && !hasErrors(S.Found)) {

@@ -98,9 +98,9 @@ void attachRun(DiffReport &R, unsigned S, const RunReport &Run,
 /// for the baseline's).
 void discoveryNotes(RunReport &Run, const StateSummary &S, StringRef Prefix) {
   for (const DiscoveryProblem &Prob : S.Found.Problems)
-    Run.Notifications.push_back({Prob.Severity,
-                                 Prefix.str() + Prob.Path + ": " + Prob.Message,
-                                 "", "", Prob.Path});
+    Run.Notifications.push_back(
+        {Prob.Severity, Prefix.str() + Prob.where() + ": " + Prob.Message, "",
+         "", Prob.Path, Prob.Line, Prob.Column});
   if (S.Found.Kernels.empty() && !hasErrors(S.Found))
     Run.Notifications.push_back(
         {Level::Error,

@@ -306,7 +306,7 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
     R.States.push_back(&S);
     for (const DiscoveryProblem &P : S.Found.Problems)
       if (P.Severity == Level::Error)
-        R.Problems.push_back(P.Path + ": " + P.Message);
+        R.Problems.push_back(P.where() + ": " + P.Message);
     for (const KernelSummary &K : S.Kernels)
       for (const std::string &P : K.Metrics.Problems)
         R.Problems.push_back(P);

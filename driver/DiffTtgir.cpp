@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "DiffModel.h"
 
+#include "gestell/Input.h"
 #include "gestell/Layout.h"
 #include "gestell/SourceLoc.h"
 #include "gestell/TtgirReport.h"
@@ -257,11 +258,14 @@ TtgirOpSite siteOf(const TtgirSummary &S, const TtgirSiteRef &R,
   Site.Type = DiffStrings::get(R.Type);
   Site.Cost = DiffStrings::get(R.Cost);
   auto [It, New] = Files.try_emplace(S.File);
-  if (New)
-    if (ErrorOr<std::unique_ptr<MemoryBuffer>> B =
-            MemoryBuffer::getFile(S.File, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false))
+  if (New) {
+    // openArtifact also reads a stage of a TritonParse trace (its label).
+    if (Expected<std::unique_ptr<MemoryBuffer>> B =
+            openArtifact(S.File, Content::Text))
       It->second = std::move(*B);
+    else
+      consumeError(B.takeError());
+  }
   if (const MemoryBuffer *B = It->second.get();
       B && uint64_t(R.Offset) + R.FirstLine <= B->getBufferSize()) {
     StringRef Text = B->getBuffer().substr(R.Offset, R.FirstLine).trim();

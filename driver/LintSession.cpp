@@ -266,14 +266,22 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
     const EffectiveConfig *Cfg;
   };
   std::vector<Found> All;
+  // Metadata is read in each kernel's task (runChecks), in parallel, unless
+  // matching or --shard need it first (below). A trace's cubin may lie in
+  // any folder of the run.
+  DiscoveryOptions Discover;
+  Discover.DeferMetadata = true;
+  Discover.TraceCaches = Opts.TraceCaches;
+  Discover.AlsoScanned = Opts.Paths;
+  if (!BaselinePath.empty())
+    Discover.AlsoScanned.push_back(BaselinePath.str());
   for (size_t I = 0; I < Opts.Paths.size(); ++I) {
     const std::string &P = Opts.Paths[I];
-    // Metadata is read in each kernel's task (runChecks), in parallel,
-    // unless matching or --shard need it first (below).
-    Discovery D = discoverKernels({P}, DiscoveryOptions{true});
+    Discovery D = discoverKernels({P}, Discover);
     for (DiscoveryProblem &Prob : D.Problems)
-      R.Notifications.push_back({Prob.Severity, Prob.Path + ": " + Prob.Message,
-                                 "", "", Prob.Path});
+      R.Notifications.push_back({Prob.Severity,
+                                 Prob.where() + ": " + Prob.Message, "", "",
+                                 Prob.Path, Prob.Line, Prob.Column});
     if (D.Kernels.empty() && !hasErrors(D))
       R.Notifications.push_back(
           {Level::Error,
@@ -283,23 +291,25 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
     for (Kernel &K : D.Kernels)
       All.push_back({std::move(K), &configForPath(I)});
   }
-  // Deterministic order; a kernel reached through two paths is checked once.
+  // Deterministic order; a kernel reached through two paths (or, from
+  // traces, recorded in two) is checked once.
   std::stable_sort(All.begin(), All.end(), [](const Found &A, const Found &B) {
-    return std::tie(A.K.Dir, A.K.Name) < std::tie(B.K.Dir, B.K.Name);
+    return kernelLess(A.K, B.K);
   });
-  All.erase(std::unique(All.begin(), All.end(),
-                        [](const Found &A, const Found &B) {
-                          return A.K.Dir == B.K.Dir && A.K.Name == B.K.Name;
-                        }),
-            All.end());
+  {
+    std::set<std::string> Seen;
+    std::erase_if(All, [&](const Found &F) {
+      return !Seen.insert(kernelIdentity(F.K)).second;
+    });
+  }
 
   std::vector<Kernel> Baseline;
   if (!BaselinePath.empty()) {
-    Discovery D = discoverKernels({BaselinePath.str()}, DiscoveryOptions{true});
+    Discovery D = discoverKernels({BaselinePath.str()}, Discover);
     for (DiscoveryProblem &Prob : D.Problems)
-      R.Notifications.push_back({Prob.Severity,
-                                 "baseline: " + Prob.Path + ": " + Prob.Message,
-                                 "", "", Prob.Path});
+      R.Notifications.push_back(
+          {Prob.Severity, "baseline: " + Prob.where() + ": " + Prob.Message, "",
+           "", Prob.Path, Prob.Line, Prob.Column});
     if (D.Kernels.empty() && !hasErrors(D))
       R.Notifications.push_back(
           {Level::Error,

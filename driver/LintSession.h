@@ -49,6 +49,9 @@ struct LintOptions {
   /// --report-unused-ignores: note each kernel's Python files
   /// (RunReport::Sources).
   bool ListSources = false;
+  /// --trace-cache: folders a TritonParse trace's cubins may be read from
+  /// (DiscoveryOptions::TraceCaches).
+  std::vector<std::string> TraceCaches;
 };
 
 /// `--shard=I/N`: the I-th of N disjoint parts of the kernels, chosen by a

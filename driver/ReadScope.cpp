@@ -26,6 +26,15 @@ void ReadScope::allowCurrentDirectory() {
     allow(Cwd);
 }
 
+Error checkTraceCaches(ArrayRef<std::string> Dirs) {
+  for (const std::string &D : Dirs)
+    if (!sys::fs::is_directory(D))
+      return createStringError(inconvertibleErrorCode(),
+                               "--trace-cache: '%s' is not a folder",
+                               D.c_str());
+  return Error::success();
+}
+
 bool ReadScope::permits(StringRef File) const {
   std::string Real = realPath(File);
   if (Real.empty() || !sys::fs::is_regular_file(Real))

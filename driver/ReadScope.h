@@ -10,7 +10,9 @@
 #ifndef GESTELL_DRIVER_READSCOPE_H
 #define GESTELL_DRIVER_READSCOPE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
@@ -29,6 +31,11 @@ public:
 private:
   std::vector<std::string> Roots; ///< real paths
 };
+
+/// --trace-cache=DIR (a TritonParse trace's cubins may be read there,
+/// DiscoveryOptions::TraceCaches): each must be a folder, else the error
+/// names it.
+llvm::Error checkTraceCaches(llvm::ArrayRef<std::string> Dirs);
 
 } // namespace gestell::driver
 

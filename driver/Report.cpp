@@ -11,7 +11,12 @@ using namespace llvm;
 
 namespace gestell::driver {
 
-std::string kernelLabel(const Kernel &K) { return K.Dir + "/" + K.Name; }
+std::string kernelLabel(const Kernel &K) {
+  // A kernel of a trace: its event ("TRACE:LINE") and name.
+  if (K.Trace)
+    return K.Dir + " (" + K.Name + ")";
+  return K.Dir + "/" + K.Name;
+}
 
 std::string kernelList(ArrayRef<std::string> Labels) {
   constexpr size_t Shown = 8;

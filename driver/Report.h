@@ -64,7 +64,8 @@ std::string shortenLayouts(llvm::StringRef Message);
 /// "note: ": how stderr lines say what is not an error.
 llvm::StringRef levelPrefix(Level L);
 
-/// "DIR/NAME": how run notes name a kernel.
+/// "DIR/NAME" ("TRACE:LINE (NAME)" for a kernel of a trace): how run notes
+/// name a kernel.
 std::string kernelLabel(const Kernel &K);
 
 /// The kernels of a run note, one per line after a newline ("\n  DIR/NAME"),

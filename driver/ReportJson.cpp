@@ -1,6 +1,8 @@
 //===- ReportJson.cpp - JSON output (docs/json.md) ------------------------===//
 #include "Report.h"
 
+#include "gestell/Trace.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -10,6 +12,22 @@ namespace gestell::driver {
 
 namespace {
 json::Object location(const DiagLoc &L, const PathMap &Paths) {
+  // A stage of a TritonParse trace: the trace file at its event's line, and
+  // the place in the stage's text (docs/json.md).
+  if (std::optional<TracePlace> T = tracePlace(L.File)) {
+    json::Object O{{"file", Paths.map(T->Trace)}, {"line", T->EventLine}};
+    if (!T->StageFile.empty())
+      O["stageFile"] = T->StageFile;
+    if (L.Line)
+      O["stageLine"] = L.Line;
+    if (L.Column)
+      O["stageColumn"] = L.Column;
+    if (L.ArtifactStage)
+      O["stage"] = stageName(*L.ArtifactStage);
+    if (!L.Message.empty())
+      O["message"] = L.Message;
+    return O;
+  }
   json::Object O{{"file", Paths.map(L.File)}};
   if (L.Line)
     O["line"] = L.Line;
@@ -93,8 +111,16 @@ json::Object notificationObject(const Notification &N,
     O["kernel"] = N.Kernel;
   if (!N.CheckId.empty())
     O["checkId"] = N.CheckId;
-  if (!N.File.empty())
+  if (std::optional<TracePlace> T = tracePlace(N.File)) {
+    O["file"] = Opt.Paths.map(T->Trace);
+    O["line"] = T->EventLine;
+    if (!T->StageFile.empty())
+      O["stageFile"] = T->StageFile;
+  } else if (!N.File.empty()) {
     O["file"] = Opt.Paths.map(N.File);
+    if (N.Line && isTraceFileName(N.File)) // an event that did not read
+      O["line"] = N.Line;
+  }
   return O;
 }
 } // namespace

@@ -11,10 +11,13 @@
 //===----------------------------------------------------------------------===//
 #include "Report.h"
 
+#include "gestell/Trace.h"
+
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
@@ -40,23 +43,54 @@ std::string sentence(StringRef S) {
 
 json::Object text(StringRef S) { return json::Object{{"text", sentence(S)}}; }
 
-json::Object physicalLocation(const DiagLoc &L, const PathMap &Paths) {
-  std::string Path = Paths.map(L.File);
+/// A place in File; a stage of a TritonParse trace has no file of its own:
+/// the place is the trace file at its event's line (gestell/Trace.h).
+json::Object physicalLocation(StringRef File, uint32_t Line, uint32_t Column,
+                              const PathMap &Paths) {
+  std::string Path;
+  if (std::optional<TracePlace> T = tracePlace(File)) {
+    Path = Paths.map(T->Trace);
+    Line = T->EventLine;
+    Column = 0;
+  } else {
+    Path = Paths.map(File);
+  }
   json::Object Artifact{{"uri", pathToUri(Path)}};
   if (!sys::path::is_absolute(Path, sys::path::Style::posix))
     Artifact["uriBaseId"] = "%SRCROOT%";
   json::Object Phys{{"artifactLocation", std::move(Artifact)}};
-  if (L.Line) {
-    json::Object Region{{"startLine", L.Line}};
-    if (L.Column)
-      Region["startColumn"] = L.Column;
+  if (Line) {
+    json::Object Region{{"startLine", Line}};
+    if (Column)
+      Region["startColumn"] = Column;
     Phys["region"] = std::move(Region);
   }
   return Phys;
 }
 
+/// For a place in a stage of a trace, where in the stage's text it is
+/// (" (in the trace event: add_kernel.ttgir:42:3)"); "" otherwise.
+std::string inTraceEvent(const DiagLoc &L) {
+  std::optional<TracePlace> T = tracePlace(L.File);
+  if (!T || T->StageFile.empty())
+    return "";
+  std::string Where = T->StageFile;
+  if (L.Line)
+    Where += ":" + std::to_string(L.Line);
+  if (L.Line && L.Column)
+    Where += ":" + std::to_string(L.Column);
+  return " (in the trace event: " + Where + ")";
+}
+
 json::Object location(const DiagLoc &L, const PathMap &Paths) {
-  return json::Object{{"physicalLocation", physicalLocation(L, Paths)}};
+  json::Object O{
+      {"physicalLocation", physicalLocation(L.File, L.Line, L.Column, Paths)}};
+  if (std::string In = inTraceEvent(L); !In.empty()) {
+    std::string M = StringRef(In).trim(" ()").str();
+    M[0] = toUpper(M[0]);
+    O["message"] = text(M);
+  }
+  return O;
 }
 
 std::string relatedMessage(const DiagLoc &L) {
@@ -181,7 +215,7 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
     json::Object O = location(L, Opt.Paths);
     unsigned Id = Related.size();
     O["id"] = Id;
-    O["message"] = text(All[I].Message);
+    O["message"] = text(All[I].Message + inTraceEvent(L));
     Related.push_back(std::move(O));
     std::string Label =
         L.ArtifactStage == Stage::Cubin
@@ -238,14 +272,10 @@ json::Object notificationObject(const Notification &N,
   json::Object O{{"level", sarifLevel(N.Severity)},
                  {"message", text(N.Message)}};
   if (!N.File.empty()) {
-    json::Object Artifact{{"uri", pathToUri(Opt.Paths.map(N.File))}};
-    json::Object Phys{{"artifactLocation", std::move(Artifact)}};
-    if (N.Line) {
-      json::Object Region{{"startLine", N.Line}};
-      if (N.Column)
-        Region["startColumn"] = N.Column;
-      Phys["region"] = std::move(Region);
-    }
+    json::Object Phys = physicalLocation(N.File, N.Line, N.Column, Opt.Paths);
+    // Notifications have always named the artifact as given, absolute.
+    if (json::Object *A = Phys.getObject("artifactLocation"))
+      A->erase("uriBaseId");
     json::Object Loc{{"physicalLocation", std::move(Phys)}};
     O["locations"] = json::Array{std::move(Loc)};
   }

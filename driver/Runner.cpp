@@ -5,6 +5,7 @@
 
 #include "gestell/Check.h"
 #include "gestell/SourceLoc.h"
+#include "gestell/Trace.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -329,10 +330,15 @@ void showProgress(bool Wanted) {
 void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
                const AnalysisOptions &Analysis, RunReport &R) {
   std::vector<KernelOutcome> Outcomes(Jobs.size());
-  {
-    Progress P(Jobs.size());
-    DefaultThreadPool Pool(hardware_concurrency(Threads));
-    for (size_t I = 0; I < Jobs.size(); ++I)
+  std::vector<const Kernel *> Kernels;
+  for (const KernelJob &J : Jobs)
+    Kernels.push_back(J.K);
+  Progress P(Jobs.size());
+  DefaultThreadPool Pool(hardware_concurrency(Threads));
+  // Kernels of TritonParse traces a window at a time, the window's events
+  // held in memory (gestell/Trace.h); without traces, one window.
+  forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
+    for (size_t I = Begin; I < End; ++I)
       Pool.async([&, I] {
         const KernelJob &Job = Jobs[I];
         loadKernelMetadata(*Job.K);
@@ -348,7 +354,7 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
         P.done();
       });
     Pool.wait();
-  }
+  });
   gatherOutcomes(Jobs, std::move(Outcomes), R);
 }
 

@@ -14,12 +14,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Stats.h"
-#include "OccupancyReport.h"
 #include "Config.h"
+#include "OccupancyReport.h"
+#include "ReadScope.h"
 #include "Report.h"
 #include "Verb.h"
 
 #include "gestell/KernelView.h"
+#include "gestell/Trace.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -59,6 +61,12 @@ cl::opt<std::string> NvdisasmOpt(
     cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
              "(default: PATH, then an installed triton package)"),
     cl::value_desc("PATH"), GESTELL_STATS_OPTION);
+cl::list<std::string> TraceCacheOpt(
+    "trace-cache",
+    cl::desc("A Triton cache that TritonParse traces' cubins may be read "
+             "from, besides the scanned folders (docs/traces.md); "
+             "repeatable"),
+    cl::value_desc("DIR"), GESTELL_STATS_OPTION);
 cl::opt<std::string> ConfigOpt(
     "config",
     cl::desc("Use this config file's [[family]] table instead of the "
@@ -124,9 +132,16 @@ int runStats() {
     return ExitFailure;
   }
   // Each kernel's metadata is read in its own task, below.
-  Discovery D = discoverKernels(Paths, DiscoveryOptions{true});
+  DiscoveryOptions Discover;
+  Discover.DeferMetadata = true;
+  Discover.TraceCaches.assign(TraceCacheOpt.begin(), TraceCacheOpt.end());
+  if (Error E = checkTraceCaches(Discover.TraceCaches)) {
+    errs() << "gestell stats: " << toString(std::move(E)) << "\n";
+    return ExitFailure;
+  }
+  Discovery D = discoverKernels(Paths, Discover);
   for (const DiscoveryProblem &P : D.Problems)
-    errs() << "gestell stats: " << levelPrefix(P.Severity) << P.Path << ": "
+    errs() << "gestell stats: " << levelPrefix(P.Severity) << P.where() << ": "
            << P.Message << "\n";
   if (D.Kernels.empty()) {
     errs() << "gestell stats: no kernels found\n";
@@ -158,31 +173,37 @@ int runStats() {
     W->begin(Families);
 
     // One task per kernel; results are written in order as they complete.
+    // Kernels of TritonParse traces go a window at a time, the window's
+    // events held in memory (gestell/Trace.h); without traces, one window.
     const size_t N = D.Kernels.size();
     std::vector<std::optional<KernelStats>> Results(N);
-    std::vector<std::shared_future<void>> Done;
-    Done.reserve(N);
+    std::vector<const Kernel *> Kernels;
+    for (const Kernel &K : D.Kernels)
+      Kernels.push_back(&K);
     DefaultThreadPool Pool(hardware_concurrency(JobsOpt));
-    for (size_t I = 0; I < N; ++I)
-      Done.push_back(Pool.async([&, I] {
-        loadKernelMetadata(D.Kernels[I]);
-        Results[I] = collect(D.Kernels[I], Opts, Families);
-      }));
-
     // Why kernels have no SASS -> which kernels, said once at the end.
     std::map<std::string, std::vector<std::string>> NoSass;
-    for (size_t I = 0; I < N; ++I) {
-      Done[I].wait();
-      KernelStats &S = *Results[I];
-      W->add(S);
-      for (const std::string &P : S.Problems)
-        errs() << "gestell stats: " << P << "\n";
-      Failed |= !S.Problems.empty();
-      for (const auto &[Stage, Why] : S.Missing)
-        if (Stage == "sass")
-          NoSass[Why].push_back(kernelLabel(*S.K));
-      Results[I].reset();
-    }
+    forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
+      std::vector<std::shared_future<void>> Done;
+      Done.reserve(End - Begin);
+      for (size_t I = Begin; I < End; ++I)
+        Done.push_back(Pool.async([&, I] {
+          loadKernelMetadata(D.Kernels[I]);
+          Results[I] = collect(D.Kernels[I], Opts, Families);
+        }));
+      for (size_t I = Begin; I < End; ++I) {
+        Done[I - Begin].wait();
+        KernelStats &S = *Results[I];
+        W->add(S);
+        for (const std::string &P : S.Problems)
+          errs() << "gestell stats: " << P << "\n";
+        Failed |= !S.Problems.empty();
+        for (const auto &[Stage, Why] : S.Missing)
+          if (Stage == "sass")
+            NoSass[Why].push_back(kernelLabel(*S.K));
+        Results[I].reset();
+      }
+    });
     Pool.wait();
     W->end(D.Problems);
 

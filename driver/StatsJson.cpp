@@ -111,7 +111,8 @@ public:
     J.attributeEnd();
     J.attributeArray("problems", [&] {
       for (const DiscoveryProblem &P : PathProblems)
-        J.value(P.Path + ": " + P.Message);
+        if (P.Severity != Level::Remark) // notes are on stderr only
+          J.value(P.where() + ": " + P.Message);
     });
     J.objectEnd();
     J.flush();

@@ -50,7 +50,8 @@ public:
 
   void end(ArrayRef<DiscoveryProblem> PathProblems) override {
     for (const DiscoveryProblem &P : PathProblems)
-      OS << "problem: " << P.Path << ": " << P.Message << "\n";
+      if (P.Severity != Level::Remark) // notes are on stderr only
+        OS << "problem: " << P.where() << ": " << P.Message << "\n";
     if (!Written)
       OS << "no kernels\n";
   }

@@ -8,6 +8,7 @@ apt_packages=(
   cmake ninja-build g++ pkg-config
   llvm-22-dev llvm-22-tools libzstd-dev     # LLVM Support/Object, lit, FileCheck
   libtomlplusplus-dev                        # config and rule packs
+  zlib1g-dev                                 # libz.a: gzip traces, linked in
   libboost-dev                               # Boost.DLL for plugins (header-only)
   libgtest-dev                               # unit tests
   python3                                    # lit

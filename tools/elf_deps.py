@@ -4,7 +4,8 @@
   elf_deps.py needed BUILD [--sanitized]
       gestell, libgestell and every plugin (lib/gestell/plugins/*.so and the
       test plugins) NEED only libraries of the allow-list below: linked with
-      --as-needed, and LLVM Support without its zlib, zstd and Z3 objects.
+      --as-needed, and LLVM Support without its zlib, zstd and Z3 objects;
+      the zlib libgestell links from libz.a (gzip traces) is not exported.
   elf_deps.py runpath BUILD --cmake CMAKE
       Every ELF file of the build tree's bin/ and lib/, and of an install
       (`cmake --install BUILD --prefix TMP`), has RUNPATH/RPATH entries that
@@ -110,7 +111,31 @@ def check_needed(build, allowed):
         if bad:
             failures.append(f"{f}: NEEDED outside the allow-list: "
                             f"{', '.join(bad)}")
+        if os.path.basename(f).startswith("libgestell.so."):
+            failures += zlib_hidden(f)
     return failures
+
+
+# zlib functions gzip traces use (sdk/lib/TraceReader.cpp). libgestell links
+# them from the static libz.a and keeps them to itself (--exclude-libs): a
+# plugin or a host process that loads the system's libz.so gets its own.
+ZLIB_FUNCTIONS = ("inflate", "inflateInit2_", "inflateReset", "inflateEnd")
+
+
+def zlib_hidden(path):
+    out = subprocess.run(["readelf", "--dyn-syms", "--wide", path], check=True,
+                         capture_output=True, text=True).stdout
+    defined = set()
+    for line in out.splitlines():
+        parts = line.split()
+        # Num: Value Size Type Bind Vis Ndx Name
+        if len(parts) >= 8 and parts[6] != "UND":
+            defined.add(parts[7].split("@")[0])
+    shown = sorted(defined.intersection(ZLIB_FUNCTIONS))
+    if shown:
+        return [f"{path}: exports zlib's {', '.join(shown)} (link libz.a with "
+                "--exclude-libs)"]
+    return []
 
 
 def runpath_problems(path):

@@ -21,7 +21,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 build="$here/build-fuzz"
 cxx="${CXX:-clang++-22}"
-targets=(ttgir layout ptx sass cubin json config rulepack expr)
+targets=(ttgir layout ptx sass cubin json config rulepack expr trace)
 
 usage() {
   sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2

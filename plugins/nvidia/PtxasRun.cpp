@@ -2,6 +2,8 @@
 #include "PtxasRun.h"
 
 #include "gestell/Error.h"
+#include "gestell/Input.h"
+#include "gestell/Trace.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -9,6 +11,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <set>
@@ -86,8 +89,26 @@ Expected<std::string> runPtxas(StringRef Ptxas, StringRef PtxPath,
   sys::path::append(Cubin, "out.cubin");
   sys::path::append(Out, "stdout.txt");
   sys::path::append(Err, "stderr.txt");
+  // The PTX of a TritonParse trace is no file: ptxas reads a copy.
+  std::string Input = PtxPath.str();
+  if (tracePlace(PtxPath)) {
+    Expected<std::unique_ptr<MemoryBuffer>> Ptx =
+        openArtifact(PtxPath, Content::Text);
+    if (!Ptx)
+      return Ptx.takeError();
+    SmallString<256> Copy(Dir.Path);
+    sys::path::append(Copy, "kernel.ptx");
+    std::error_code EC;
+    raw_fd_ostream OS(Copy, EC);
+    if (EC)
+      return inputError(PtxPath,
+                        "cannot write a copy for ptxas: " + EC.message());
+    OS << (*Ptx)->getBuffer();
+    OS.close();
+    Input = std::string(Copy);
+  }
   std::string GpuName = ("--gpu-name=" + Arch).str();
-  StringRef Args[] = {Ptxas, "-v", GpuName, PtxPath, "-o", Cubin};
+  StringRef Args[] = {Ptxas, "-v", GpuName, Input, "-o", Cubin};
   std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(Out),
                                           StringRef(Err)};
   std::string ErrMsg;

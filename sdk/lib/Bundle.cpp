@@ -1,7 +1,10 @@
 //===- Bundle.cpp - Finding kernels in caches, dump dirs and folders ------===//
 #include "gestell/Bundle.h"
+#include "JsonInput.h"
+#include "TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Input.h"
+#include "gestell/Trace.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -93,14 +96,16 @@ public:
     addSingleFile(Given, Abs);
   }
 
-  void finish(bool DeferMetadata) {
+  void finish(const DiscoveryOptions &Opts) {
     for (auto &[Key, K] : Kernels) {
       K.MetadataDeferred = true;
-      if (!DeferMetadata)
+      if (!Opts.DeferMetadata)
         loadKernelMetadata(K);
       Result.Kernels.push_back(std::move(K));
     }
-    // std::map iteration is already (Dir, Name) order.
+    if (!Traces.empty())
+      readTraces(Opts);
+    std::stable_sort(Result.Kernels.begin(), Result.Kernels.end(), kernelLess);
   }
 
 private:
@@ -108,6 +113,40 @@ private:
   std::set<sys::fs::UniqueID> Visited;
   /// Real paths of the scanned folders (of a file: its folder).
   std::vector<std::string> Roots;
+  /// TritonParse traces found (absolute paths).
+  std::vector<std::string> Traces;
+
+  /// The kernels of the traces, in path order, each compilation (by its
+  /// metadata hash) once. A kernel of a Triton cache whose cubin a trace
+  /// kernel reads is the same compilation: the trace's copy, which has the
+  /// same stages and its SASS besides, stays.
+  void readTraces(const DiscoveryOptions &Opts) {
+    std::sort(Traces.begin(), Traces.end());
+    Traces.erase(std::unique(Traces.begin(), Traces.end()), Traces.end());
+    trace::Trust T;
+    T.Roots = Roots;
+    for (const std::string &D : Opts.AlsoScanned)
+      if (std::string R = realPath(D); !R.empty())
+        T.Roots.push_back(
+            sys::fs::is_directory(R) ? R : sys::path::parent_path(R).str());
+    for (const std::string &D : Opts.TraceCaches)
+      if (std::string R = realPath(D); !R.empty())
+        T.Caches.push_back(std::move(R));
+    std::set<std::string> Seen;
+    std::vector<Kernel> FromTraces;
+    trace::scanTraces(Traces, T, Seen, FromTraces, Result.Problems);
+    std::set<std::string> TraceCubins;
+    for (const Kernel &K : FromTraces)
+      if (K.has(Stage::Cubin))
+        TraceCubins.insert(K.path(Stage::Cubin).str());
+    if (!TraceCubins.empty())
+      std::erase_if(Result.Kernels, [&](const Kernel &K) {
+        return K.has(Stage::Cubin) &&
+               TraceCubins.count(realPath(K.path(Stage::Cubin)));
+      });
+    std::move(FromTraces.begin(), FromTraces.end(),
+              std::back_inserter(Result.Kernels));
+  }
 
   /// Whether Entry, a link or what it names, stays inside the scanned
   /// folders once every link is resolved; a link out is reported once.
@@ -141,6 +180,10 @@ private:
   void addSingleFile(StringRef Given, StringRef Abs) {
     StringRef FileName = sys::path::filename(Abs);
     StringRef Dir = sys::path::parent_path(Abs);
+    if (isTraceFileName(FileName)) {
+      Traces.push_back(Abs.str());
+      return;
+    }
     if (FileName.starts_with(GroupPrefix) && FileName.ends_with(".json")) {
       // A group file stands for its kernel: take the files beside it.
       walkDir(Dir, MaxDepth);
@@ -151,7 +194,8 @@ private:
       Result.Problems.push_back(
           {Given.str(), "not a Triton artifact (expected a folder or a file "
                         "ending in .ttir, .ttgir, .llir, .ptx, .cubin, .sass, "
-                        ".json, .source)"});
+                        ".json, .source, or a TritonParse trace: .ndjson, "
+                        ".ndjson.gz)"});
       return;
     }
     Kernel &K = kernel(Dir, C->first);
@@ -174,17 +218,18 @@ private:
          It.increment(EC)) {
       StringRef Path = It->path();
       StringRef FileName = sys::path::filename(Path);
+      bool Ours = classify(FileName) || isTraceFileName(FileName);
       sys::fs::file_status ESt;
       if (sys::fs::status(Path, ESt)) {
         // Broken symlink or unreadable entry: note it if it looks like ours.
-        if (classify(FileName))
+        if (Ours)
           Result.Problems.push_back({Path.str(), "cannot read (broken link?)"});
         continue;
       }
       if (!insideRoots(Path))
         continue;
       if (ESt.type() == sys::fs::file_type::directory_file) {
-        if (classify(FileName))
+        if (Ours)
           Result.Problems.push_back(
               {Path.str(), "is a folder, not a file: not read as an artifact",
                Level::Remark});
@@ -192,7 +237,7 @@ private:
         continue;
       }
       if (ESt.type() != sys::fs::file_type::regular_file) {
-        if (classify(FileName))
+        if (Ours)
           Result.Problems.push_back(
               {Path.str(),
                "is not a regular file (a FIFO, socket or device): not read",
@@ -204,6 +249,10 @@ private:
         // it; we never follow them. It only tells us a kernel name to expect.
         GroupNames.push_back(
             FileName.drop_front(GroupPrefix.size()).drop_back(5).str());
+        continue;
+      }
+      if (isTraceFileName(FileName)) {
+        Traces.push_back(Path.str());
         continue;
       }
       auto C = classify(FileName);
@@ -284,11 +333,15 @@ std::vector<StringRef> Kernel::presentStages() const {
 }
 
 std::optional<KernelMetadata> metadataFromTtgir(StringRef Path) {
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                   /*RequiresNullTerminator=*/false);
-  if (!Buf)
+  auto Buf = openArtifact(Path, Content::Text);
+  if (!Buf) {
+    consumeError(Buf.takeError());
     return std::nullopt;
-  StringRef Text = (*Buf)->getBuffer();
+  }
+  return metadataFromTtgirText((*Buf)->getBuffer());
+}
+
+std::optional<KernelMetadata> metadataFromTtgirText(StringRef Text) {
   // The module line follows the #alias lines; it is the first line that
   // starts with "module attributes {".
   size_t At = Text.starts_with("module attributes {")
@@ -354,6 +407,11 @@ Expected<KernelMetadata> parseKernelMetadata(StringRef Text, StringRef Path) {
   const json::Object *O = V->getAsObject();
   if (!O)
     return inputError(Path, "metadata is not a JSON object");
+  return kernelMetadataFromJson(*O);
+}
+
+KernelMetadata kernelMetadataFromJson(const json::Object &Obj) {
+  const json::Object *O = &Obj;
   KernelMetadata M;
   auto Str = [&](StringRef Key) -> std::string {
     if (auto S = O->getString(Key))
@@ -396,8 +454,39 @@ Discovery discoverKernels(ArrayRef<std::string> Paths,
   Walker W;
   for (const std::string &P : Paths)
     W.addPath(P);
-  W.finish(Opts.DeferMetadata);
+  W.finish(Opts);
   return std::move(W.Result);
+}
+
+bool kernelLess(const Kernel &A, const Kernel &B) {
+  StringRef FA = A.Trace ? StringRef(A.Trace->Trace) : StringRef(A.Dir);
+  StringRef FB = B.Trace ? StringRef(B.Trace->Trace) : StringRef(B.Dir);
+  if (FA != FB)
+    return FA < FB;
+  unsigned LA = A.Trace ? A.Trace->Line : 0, LB = B.Trace ? B.Trace->Line : 0;
+  if (LA != LB)
+    return LA < LB;
+  if (A.Dir != B.Dir)
+    return A.Dir < B.Dir;
+  return A.Name < B.Name;
+}
+
+std::string kernelIdentity(const Kernel &K) {
+  if (K.Trace && K.Meta && !K.Meta->Hash.empty())
+    return "trace hash " + K.Meta->Hash;
+  return K.Dir + "\n" + K.Name;
+}
+
+std::string DiscoveryProblem::where() const {
+  if (!Line)
+    return Path;
+  return Path + ":" + std::to_string(Line) +
+         (Column ? ":" + std::to_string(Column) : std::string());
+}
+
+std::string Kernel::absentWhy(Stage S, StringRef Default) const {
+  const std::string &Why = AbsentWhy[static_cast<unsigned>(S)];
+  return Why.empty() ? Default.str() : Why;
 }
 
 void loadKernelMetadata(Kernel &K) {

@@ -1,5 +1,6 @@
 //===- Input.cpp - Reading artifact files safely --------------------------===//
 #include "gestell/Input.h"
+#include "TraceStore.h"
 #include "gestell/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -12,6 +13,9 @@ namespace gestell {
 
 Expected<std::unique_ptr<MemoryBuffer>> openArtifact(StringRef Path,
                                                      Content Kind) {
+  // A stage of a TritonParse trace has a label for a path (gestell/Trace.h).
+  if (auto Stage = trace::openTraceStage(Path, Kind))
+    return std::move(*Stage);
   sys::fs::file_status St;
   if (std::error_code EC = sys::fs::status(Path, St))
     return inputError(Path, "cannot read: " + EC.message());

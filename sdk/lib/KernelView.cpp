@@ -81,6 +81,15 @@ Expected<const T &> KernelView::load(Slot<T> &S, ParseFn Parse) {
   return *S.Value;
 }
 
+namespace {
+/// "no .ptx file", or for a kernel of a trace "no .ptx in the trace event".
+std::string noFile(const Kernel &K, Stage S) {
+  return K.absentWhy(
+      S, ("no " + stageSuffix(S) + (K.Trace ? " in the trace event" : " file"))
+             .str());
+}
+} // namespace
+
 Error KernelView::missing(Stage S, const Twine &Reason) const {
   return make_error<MissingStage>(S, K.Name, Reason.str());
 }
@@ -88,7 +97,7 @@ Error KernelView::missing(Stage S, const Twine &Reason) const {
 Expected<const PtxModule &> KernelView::ptx() {
   return load(Ptx, [&]() -> Expected<std::unique_ptr<PtxModule>> {
     if (!K.has(Stage::PTX))
-      return missing(Stage::PTX, "no .ptx file");
+      return missing(Stage::PTX, noFile(K, Stage::PTX));
     return parsePtx(K.path(Stage::PTX));
   });
 }
@@ -98,9 +107,15 @@ std::optional<std::string> sassUnavailable(const Kernel &K,
   if (K.has(Stage::SASS) || K.has(Stage::SASSAlt))
     return std::nullopt;
   if (!K.has(Stage::Cubin))
-    return "no .sass and no .cubin file";
+    // Said once for many kernels: no kernel's own paths.
+    return K.Trace ? "no .sass in the trace event, and no cubin gestell may "
+                     "read (the one the trace names is not on this machine, "
+                     "or outside the scanned and --trace-cache folders)"
+                   : "no .sass and no .cubin file";
   if (Opts.Nvdisasm.empty())
-    return "no .sass file beside the cubin, and " + Opts.NvdisasmMissing;
+    return (K.Trace ? "no .sass in the trace event, and "
+                    : "no .sass file beside the cubin, and ") +
+           Opts.NvdisasmMissing;
   return std::nullopt;
 }
 
@@ -128,7 +143,7 @@ Expected<const SassModule &> KernelView::sass() {
 Expected<const CubinInfo &> KernelView::cubin() {
   return load(Cubin, [&]() -> Expected<std::unique_ptr<CubinInfo>> {
     if (!K.has(Stage::Cubin))
-      return missing(Stage::Cubin, "no .cubin file");
+      return missing(Stage::Cubin, noFile(K, Stage::Cubin));
     Expected<CubinInfo> C = readCubin(K.path(Stage::Cubin));
     if (!C)
       return C.takeError();
@@ -139,7 +154,7 @@ Expected<const CubinInfo &> KernelView::cubin() {
 Expected<const TtgirModule &> KernelView::ttgir() {
   return load(Ttgir, [&]() -> Expected<std::unique_ptr<TtgirModule>> {
     if (!K.has(Stage::TTGIR))
-      return missing(Stage::TTGIR, "no .ttgir file");
+      return missing(Stage::TTGIR, noFile(K, Stage::TTGIR));
     return parseTtgir(K.path(Stage::TTGIR));
   });
 }

@@ -7,7 +7,7 @@
 #      errors: its own SARIF output is read and any error-level result fails.
 # The runs cover the real corpus with every test check (results with Python
 # source and artifact locations, notes, fix hints, tool notifications from a
-# failing check) and a config with suppressions.
+# failing check), a config with suppressions, and TritonParse traces.
 # Usage: validate.sh GESTELL TEST_PLUGIN_DIR SOURCE_DIR
 set -euo pipefail
 gestell=$1 plugins=$2 src=$3
@@ -54,10 +54,16 @@ for state in new unchanged updated; do
 done
 grep -q '"baselineState": "absent"' "$work/baseline-roundtrip.sarif" || { echo "FAIL: no absent result in baseline-roundtrip.sarif" >&2; exit 1; }
 grep -q '"toolExecutionNotifications": \[$' "$work/all.sarif" || { echo "FAIL: no notification in all.sarif" >&2; exit 1; }
+# A TritonParse trace (docs/traces.md): locations in the trace file with the
+# stage in their messages, its cubins through --trace-cache.
+traces="$src/tests/corpus/tritonparse"
+"$gestell" --format=sarif -o "$work/trace.sarif" --path-map=/src="$corpus/src" \
+  --trace-cache="$traces/sm90/triton-cache" "$traces/sm90/logs" "$traces/findhao" 2>/dev/null
+grep -q 'In the trace event: ' "$work/trace.sarif" || { echo "FAIL: no trace location in trace.sarif" >&2; exit 1; }
 
 cd "$here"
 failed=0
-for f in all team baseline-baseline baseline-roundtrip; do
+for f in all team baseline-baseline baseline-roundtrip trace; do
   cp "$work/$f.sarif" "$work/$f.json" # ajv-cli reads data by extension
   if ! npx --no-install ajv validate --spec=draft2020 -c ajv-formats --strict=false \
       -s "$schema" -d "$work/$f.json" --errors=text; then

@@ -2,10 +2,11 @@
 //
 // A bundle is whatever the user pointed at: a Triton cache directory
 // (<hash>/ folders with __grp__<name>.json), a TRITON_DUMP_DIR, a plain folder
-// of <name>.<stage> files, or single files. Discovery turns it into Kernels:
-// one Kernel is a folder plus a kernel name, with the path of every stage that
+// of <name>.<stage> files, TritonParse traces (gestell/Trace.h), or single
+// files. Discovery turns it into Kernels: one Kernel is a folder plus a kernel
+// name (or a trace's compilation event), with the path of every stage that
 // is present and a record of what is missing. Nothing is parsed here beyond
-// the small metadata .json.
+// the small metadata .json (and a trace's events, one at a time).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_BUNDLE_H
@@ -65,11 +66,30 @@ struct KernelMetadata {
   bool FromTtgir = false;
 };
 
-/// One kernel: a folder plus a name, with the stages found beside it.
+/// Where the compilation event of a kernel read from a TritonParse trace is.
+struct TraceEventRef {
+  std::string Trace; ///< the trace file (absolute)
+  unsigned Line = 0; ///< the event's line
+  /// The line's offset and length (with its line ending) in the trace,
+  /// uncompressed.
+  uint64_t Offset = 0, Length = 0;
+};
+
+/// One kernel: a folder plus a name, with the stages found beside it; or a
+/// compilation event of a trace, with the stages it holds.
 struct Kernel {
   std::string Name; ///< kernel (file stem) name, e.g. "attn_fwd"
-  std::string Dir;  ///< folder holding the files (as given, made absolute)
-  std::array<std::string, NumStages> Paths; ///< "" where the stage is absent
+  /// Folder holding the files (as given, made absolute); for a kernel of a
+  /// trace, the event's label "TRACE:LINE" (gestell/Trace.h).
+  std::string Dir;
+  /// "" where the stage is absent. A stage of a trace has the label
+  /// "TRACE:LINE: FILE", which openArtifact() reads; its cubin is a file.
+  std::array<std::string, NumStages> Paths;
+  /// Why a stage is absent when there is more to say than "no such file"
+  /// (a trace's cubin outside the scanned folders); "" otherwise.
+  std::array<std::string, NumStages> AbsentWhy;
+  /// Set for a kernel read from a trace.
+  std::optional<TraceEventRef> Trace;
   /// Parsed <name>.json, if usable; without one, what the .ttgir's module
   /// attributes say (KernelMetadata::FromTtgir).
   std::optional<KernelMetadata> Meta;
@@ -84,6 +104,8 @@ struct Kernel {
   llvm::StringRef path(Stage S) const {
     return Paths[static_cast<unsigned>(S)];
   }
+  /// AbsentWhy of S, else Default.
+  std::string absentWhy(Stage S, llvm::StringRef Default) const;
   /// Stages with a file present, in Stage order, by name.
   std::vector<llvm::StringRef> presentStages() const;
   /// Target from the metadata ("cuda:100"), or "" if unknown.
@@ -97,10 +119,13 @@ struct DiscoveryProblem {
   std::string Path;
   std::string Message;
   Level Severity = Level::Error;
+  unsigned Line = 0, Column = 0; ///< in Path, when known (a trace's event)
+  /// "path", "path:line" or "path:line:col": what a message starts with.
+  std::string where() const;
 };
 
 struct Discovery {
-  std::vector<Kernel> Kernels; ///< sorted by (Dir, Name): deterministic
+  std::vector<Kernel> Kernels; ///< sorted by kernelLess: deterministic
   std::vector<DiscoveryProblem> Problems;
 };
 
@@ -116,7 +141,24 @@ struct DiscoveryOptions {
   /// caller to read in the kernel's own task, in parallel with the others:
   /// loadKernelMetadata().
   bool DeferMetadata = false;
+  /// --trace-cache: folders a trace's cubin may be read from, besides the
+  /// scanned ones; a cubin the trace names under another machine's cache
+  /// is looked for here as <cache key>/<name>.cubin.
+  std::vector<std::string> TraceCaches;
+  /// Folders scanned in the same run by other calls (each input path of
+  /// gestell check is discovered apart): a trace's cubin may lie there too.
+  std::vector<std::string> AlsoScanned;
 };
+
+/// The order of Discovery::Kernels: by folder (a trace kernel: its trace
+/// file), then a trace's kernels by line, then by name.
+bool kernelLess(const Kernel &A, const Kernel &B);
+/// What makes two kernels one: the folder and the name; for a kernel read
+/// from a trace, its metadata hash when it has one (the raw and the parsed
+/// trace of a run hold the same compilations, and a trace records a kernel
+/// again each time it is loaded). Of kernels with one identity, the first
+/// in kernelLess order is kept.
+std::string kernelIdentity(const Kernel &K);
 Discovery discoverKernels(llvm::ArrayRef<std::string> Paths,
                           const DiscoveryOptions &Opts);
 
@@ -142,6 +184,8 @@ llvm::Expected<KernelMetadata> parseKernelMetadata(llvm::StringRef Text,
 /// {...}` line of a .ttgir (FromTtgir set); nullopt when the file cannot be
 /// read or has no such line. Reads only up to that line.
 std::optional<KernelMetadata> metadataFromTtgir(llvm::StringRef Path);
+/// The same, of a .ttgir's text.
+std::optional<KernelMetadata> metadataFromTtgirText(llvm::StringRef Text);
 
 } // namespace gestell
 

@@ -1,0 +1,25 @@
+//===- JsonInput.h - Triton's metadata from JSON --------------------------===//
+//
+// Internal to the SDK. A kernel's metadata comes as JSON from two places: a
+// cache's <name>.json and a TritonParse trace's payload.metadata. Both are
+// parsed with parseJsonInput (gestell/Input.h: nesting bounded, errors
+// located) and read into a KernelMetadata here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_LIB_JSONINPUT_H
+#define GESTELL_LIB_JSONINPUT_H
+
+#include "gestell/Bundle.h"
+#include "gestell/Input.h"
+
+#include "llvm/Support/JSON.h"
+
+namespace gestell {
+
+/// The fields of Triton's metadata (a kernel's .json, a trace's
+/// payload.metadata) that gestell uses; what parseKernelMetadata reads.
+KernelMetadata kernelMetadataFromJson(const llvm::json::Object &O);
+
+} // namespace gestell
+
+#endif
