@@ -82,11 +82,12 @@ std::string describeState(const KernelInState &K) {
   case MatchStatus::Base:
     return "base";
   case MatchStatus::Matched: {
-    if (K.How == MatchHow::Exact)
+    if (K.How == MatchHow::Exact && K.Differences.empty())
       return "matched";
-    std::string S = K.How == MatchHow::Explicit
-                        ? "paired by --pair"
-                        : "paired with the closest configuration";
+    std::string S = K.How == MatchHow::Explicit ? "paired by --pair"
+                    : K.How == MatchHow::Closest
+                        ? "paired with the closest configuration"
+                        : "matched";
     for (size_t I = 0; I < K.Differences.size(); ++I)
       S += (I ? ", " : ": ") + K.Differences[I].Field + " " +
            K.Differences[I].Base + " -> " + K.Differences[I].Head;

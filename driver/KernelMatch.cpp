@@ -81,6 +81,8 @@ MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M) {
   if (K.Meta) {
     Key.NumWarps = K.Meta->NumWarps;
     Key.NumStages = K.Meta->NumStages;
+    if (!K.Meta->Constants.empty())
+      Key.Constants = K.Meta->Constants;
   }
   if (!M)
     return Key;
@@ -148,6 +150,8 @@ std::vector<KeyDifference> keyDifferences(const MatchKey &A,
     Out.push_back({"signature", *A.Signature, *B.Signature});
   if (!agree(A.Tiles, B.Tiles))
     Out.push_back({"tiles", *A.Tiles, *B.Tiles});
+  if (!agree(A.Constants, B.Constants))
+    Out.push_back({"constexprs", *A.Constants, *B.Constants});
   return Out;
 }
 

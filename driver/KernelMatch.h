@@ -43,6 +43,10 @@ struct MatchKey {
   /// "128x64xf16 * 64x128xf16, ..." (sorted, distinct); none without a
   /// .ttgir, "" for a kernel without dots.
   std::optional<std::string> Tiles;
+  /// The constexpr arguments ("4=1024"), when the metadata has them (a
+  /// TritonParse trace). Shown and counted in the distance of leftovers,
+  /// not part of exact matching.
+  std::optional<std::string> Constants;
 
   /// "attn_fwd cuda:100 warps=8 stages=3 (...) tiles ..." for messages.
   std::string str() const;
@@ -56,7 +60,8 @@ MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M);
 
 /// One part of two keys that both know and that differs.
 struct KeyDifference {
-  std::string Field; ///< "target", "num_warps", "num_stages", "signature", "tiles"
+  /// "target", "num_warps", "num_stages", "signature", "tiles", "constexprs"
+  std::string Field;
   std::string Base, Head;
 };
 

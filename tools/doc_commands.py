@@ -32,6 +32,12 @@ FIXTURE = "tests/fixtures/sm100-attn-tmem"
 PLACEHOLDERS = [
     ("~/.triton/cache", f"{CORPUS}/caches/sm90"),
     ("build/triton-dump", f"{CORPUS}/bundles/sm90"),
+    ("./logs/dedicated_log_triton_trace_*.ndjson",
+     "tests/corpus/tritonparse/findhao/logs"),
+    ("parsed_output/trace_mapped.ndjson.gz",
+     "tests/corpus/tritonparse/findhao/parsed_output"),
+    ("./tritonparse_output/", "tests/corpus/tritonparse/sm90/logs"),
+    ("trace.ndjson.gz", "tests/corpus/tritonparse/sm90/logs"),
     ("baseline-cache/", f"{FIXTURE}/baseline"),
     ('"$TRITON_CACHE_DIR"', f"{FIXTURE}/regressed"),
     ("baseline/", f"{FIXTURE}/baseline"),

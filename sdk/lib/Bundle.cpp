@@ -429,6 +429,20 @@ KernelMetadata kernelMetadataFromJson(const json::Object &Obj) {
   M.Shared = O->getInteger("shared");
   M.TmemSize = O->getInteger("tmem_size");
   M.MaxNReg = O->getInteger("maxnreg");
+  // {"(4,)": 1024}: TritonParse keys each constexpr by its argument path.
+  if (const json::Object *C = O->getObject("src_constants")) {
+    std::vector<std::pair<std::string, std::string>> Parts;
+    for (const auto &[K, V] : *C) {
+      std::string Index = StringRef(K).trim("() ,").str();
+      std::string Value;
+      raw_string_ostream OS(Value);
+      OS << V;
+      Parts.push_back({Index, Value});
+    }
+    llvm::sort(Parts);
+    for (const auto &[I, V] : Parts)
+      M.Constants += (M.Constants.empty() ? "" : ", ") + I + "=" + V;
+  }
   if (const json::Value *T = O->get("target")) {
     if (auto S = T->getAsString()) {
       M.Target = targetFromRepr(*S);

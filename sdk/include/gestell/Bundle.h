@@ -60,6 +60,10 @@ struct KernelMetadata {
   std::optional<int64_t> TmemSize; ///< TMEM columns
   std::optional<int64_t> MaxNReg;
   std::string TritonVersion;
+  /// The constexpr arguments, "4=1024, 5=64" (argument index = value, by
+  /// index), from a TritonParse trace's src_constants; "" when unknown (a
+  /// cache's .json does not hold them).
+  std::string Constants;
   /// No .json beside the kernel (a TRITON_DUMP_DIR has none): Target,
   /// NumWarps, NumCtas and WarpSize come from the .ttgir's module
   /// attributes and every other field is empty.
