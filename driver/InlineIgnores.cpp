@@ -66,13 +66,26 @@ bool parseDirective(StringRef Text, unsigned N, StringRef Origin, Ignore &Out,
   return true;
 }
 
-/// Where "gestell:" follows a '#' and optional blanks, or npos.
+/// Where the directive starts when the line's comment (its first '#'
+/// outside a string literal) begins with "gestell:", or npos. A string
+/// continued from an earlier line (a docstring) is not followed.
 size_t directiveStart(StringRef Line) {
-  for (size_t Hash = Line.find('#'); Hash != StringRef::npos;
-       Hash = Line.find('#', Hash + 1)) {
-    StringRef After = Line.drop_front(Hash + 1).ltrim(" \t");
-    if (After.starts_with("gestell:"))
+  char Quote = 0;
+  for (size_t I = 0; I < Line.size(); ++I) {
+    char C = Line[I];
+    if (Quote) {
+      if (C == '\\')
+        ++I;
+      else if (C == Quote)
+        Quote = 0;
+    } else if (C == '\'' || C == '"') {
+      Quote = C;
+    } else if (C == '#') {
+      StringRef After = Line.drop_front(I + 1).ltrim(" \t");
+      if (!After.starts_with("gestell:"))
+        return StringRef::npos;
       return Line.size() - After.size() + strlen("gestell:");
+    }
   }
   return StringRef::npos;
 }
