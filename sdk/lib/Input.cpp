@@ -1,5 +1,6 @@
 //===- Input.cpp - Reading artifact files safely --------------------------===//
 #include "gestell/Input.h"
+#include "RegularFile.h"
 #include "TraceStore.h"
 #include "gestell/Error.h"
 
@@ -17,12 +18,8 @@ Expected<std::unique_ptr<MemoryBuffer>> openArtifact(StringRef Path,
   if (auto Stage = trace::openTraceStage(Path, Kind))
     return std::move(*Stage);
   sys::fs::file_status St;
-  if (std::error_code EC = sys::fs::status(Path, St))
-    return inputError(Path, "cannot read: " + EC.message());
-  if (St.type() == sys::fs::file_type::directory_file)
-    return inputError(Path, "expected a file, found a directory");
-  if (St.type() != sys::fs::file_type::regular_file)
-    return inputError(Path, "expected a regular file");
+  if (Error E = statRegularFile(Path, St))
+    return std::move(E);
   if (St.getSize() > MaxArtifactBytes)
     return inputError(Path, "file is " + Twine(St.getSize()) +
                                 " bytes, larger than any compiler artifact "

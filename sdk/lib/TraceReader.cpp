@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "JsonInput.h"
+#include "RegularFile.h"
 #include "TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Trace.h"
@@ -362,12 +363,8 @@ TraceLineReader::~TraceLineReader() = default;
 Expected<std::unique_ptr<TraceLineReader>>
 TraceLineReader::open(StringRef Path) {
   sys::fs::file_status St;
-  if (std::error_code EC = sys::fs::status(Path, St))
-    return inputError(Path, "cannot read: " + EC.message());
-  if (St.type() == sys::fs::file_type::directory_file)
-    return inputError(Path, "expected a file, found a directory");
-  if (St.type() != sys::fs::file_type::regular_file)
-    return inputError(Path, "expected a regular file");
+  if (Error E = statRegularFile(Path, St))
+    return std::move(E);
   int FD = ::open(Path.str().c_str(), O_RDONLY | O_CLOEXEC);
   if (FD < 0)
     return inputError(Path, "cannot read: " + Twine(strerror(errno)));
