@@ -52,12 +52,9 @@ void listSources(KernelView &View, std::vector<std::string> &Out) {
     consumeError(P.takeError()); // reported by the checks that read it
     return;
   }
-  for (const std::string &F : P->Files) {
-    SourceStack One;
-    One.Frames.push_back({F, 1, 0, ""});
-    if (StringRef(F).ends_with(".py") && userFrame(One))
+  for (const std::string &F : P->Files)
+    if (StringRef(F).ends_with(".py") && !inTritonPackage(F))
       Out.push_back(F);
-  }
 }
 
 /// True when the kernel has what the stage needs (for SASS what

@@ -19,13 +19,10 @@ std::optional<DiagLoc> fromStack(const SourceStack &S) {
     return std::nullopt;
   DiagLoc L = DiagLoc::source(F->File, F->Line, F->Column);
   // The user's other frames: the inlined helpers' lines.
-  for (const SourceFrame &G : S.Frames) {
-    SourceStack One;
-    One.Frames.push_back(G);
-    if (isPythonLine(G) && userFrame(One) &&
+  for (const SourceFrame &G : S.Frames)
+    if (isPythonLine(G) && !inTritonPackage(G.File) &&
         !(G.File == F->File && G.Line == F->Line))
       L.InlinedFrames.push_back({G.File, G.Line});
-  }
   return L;
 }
 } // namespace

@@ -57,13 +57,14 @@ void flatten(const Location *L, StringRef Name, SourceStack &S, int Depth) {
   }
 }
 
+} // namespace
+
 bool inTritonPackage(StringRef File) {
   return File.contains("/triton/language/") ||
          File.contains("/triton/runtime/") ||
          File.contains("/triton/experimental/") ||
          File.starts_with("triton/language/");
 }
-} // namespace
 
 SourceStack resolveLocation(const Location *L) {
   SourceStack S;

@@ -72,6 +72,10 @@ struct SourceStack {
 /// fused location resolves to its first known part.
 SourceStack resolveLocation(const Location *L);
 
+/// Whether File is Triton's own Python code (under triton/language/,
+/// triton/runtime/ or triton/experimental/), not the user's.
+bool inTritonPackage(llvm::StringRef File);
+
 /// The frame to show a user: the outermost frame whose file is inside
 /// SourceRoot (a path prefix; "" = any file not in Triton's own package,
 /// i.e. not under a `triton/language/` or `triton/runtime/` folder).
