@@ -367,9 +367,7 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
   }
   summary(H, R);
 
-  // Each changed kernel whole, and compact (without its TTGIR rows) for
-  // when the whole does not fit.
-  std::vector<std::pair<std::string, std::string>> Sections;
+  std::vector<const KernelDiff *> Sections;
   std::vector<std::string> Same;
   for (const KernelDiff &D : R.Kernels) {
     bool Compared = any_of(D.States, [](const KernelInState &K) {
@@ -379,15 +377,7 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
       Same.push_back(code(D.Key.str()));
       continue;
     }
-    // Each kernel folded: the summary above is what a reviewer reads first.
-    std::string Whole, Compact;
-    for (bool C : {false, true}) {
-      raw_string_ostream B(C ? Compact : Whole);
-      B << "<details><summary>" << text(D.Key.str()) << "</summary>\n\n";
-      kernel(B, R, D, C);
-      B << "</details>\n\n";
-    }
-    Sections.push_back({std::move(Whole), std::move(Compact)});
+    Sections.push_back(&D);
   }
   constexpr size_t MaxSame = 200;
   if (!Same.empty()) {
@@ -415,12 +405,24 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
   for (const std::string &P : R.Problems)
     T << "- problem: " << code(P) << "\n";
 
+  // Each changed kernel folded (the summary above is what a reviewer reads
+  // first), rendered when its turn comes: whole, or, when the whole does
+  // not fit, compact (without its TTGIR rows); the first that fits neither
+  // way ends the sections.
+  auto Section = [&](const KernelDiff &D, bool Compact) {
+    std::string Out;
+    raw_string_ostream B(Out);
+    B << "<details><summary>" << text(D.Key.str()) << "</summary>\n\n";
+    kernel(B, R, D, Compact);
+    B << "</details>\n\n";
+    return Out;
+  };
   size_t Used = Head.size() + Tail.size() + Reserve, Kept = 0;
   OS << Head;
   for (; Kept < Sections.size(); ++Kept) {
-    const auto &[Whole, Compact] = Sections[Kept];
-    const std::string &Fit =
-        Used + Whole.size() <= Limit ? Whole : Compact;
+    std::string Fit = Section(*Sections[Kept], false);
+    if (Used + Fit.size() > Limit)
+      Fit = Section(*Sections[Kept], true);
     if (Used + Fit.size() > Limit)
       break;
     OS << Fit;
