@@ -274,16 +274,26 @@ forcedPairs(const StateSummary &Base, const StateSummary &Head,
             ArrayRef<std::pair<std::string, std::string>> Pairs,
             std::vector<bool> &Used) {
   std::vector<std::pair<unsigned, unsigned>> Out;
+  if (Pairs.empty())
+    return Out;
+  // Each kernel's folder resolved once, not once per comparison.
+  auto RealDirs = [](const StateSummary &S) {
+    std::vector<std::string> Dirs;
+    for (const KernelSummary &K : S.Kernels)
+      Dirs.push_back(realPath(K.K->Dir));
+    return Dirs;
+  };
+  std::vector<std::string> BaseDirs = RealDirs(Base), HeadDirs = RealDirs(Head);
   std::set<unsigned> TakenB, TakenH;
   for (size_t I = 0; I < Pairs.size(); ++I) {
     std::string A = realPath(Pairs[I].first), B = realPath(Pairs[I].second);
     if (A.empty() || B.empty())
       continue;
     for (unsigned X = 0; X < Base.Kernels.size(); ++X) {
-      if (TakenB.count(X) || realPath(Base.Kernels[X].K->Dir) != A)
+      if (TakenB.count(X) || BaseDirs[X] != A)
         continue;
       for (unsigned Y = 0; Y < Head.Kernels.size(); ++Y)
-        if (!TakenH.count(Y) && realPath(Head.Kernels[Y].K->Dir) == B &&
+        if (!TakenH.count(Y) && HeadDirs[Y] == B &&
             Head.Kernels[Y].K->Name == Base.Kernels[X].K->Name) {
           Out.push_back({X, Y});
           TakenB.insert(X);

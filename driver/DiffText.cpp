@@ -343,16 +343,14 @@ void writeDiffText(raw_ostream &OS, const DiffReport &R) {
   size_t Changed =
       count_if(R.Kernels, [](const KernelDiff &D) { return D.Changed; });
   size_t Disappeared = 0, Ambiguous = 0;
-  for (const KernelDiff &D : R.Kernels)
-    for (const KernelInState &K : D.States) {
-      Disappeared += K.Status == MatchStatus::Disappeared;
-      Ambiguous += K.Status == MatchStatus::Ambiguous;
-    }
+  for (const StateTally &T : tallyStates(R)) {
+    Disappeared += T.Disappeared;
+    Ambiguous += T.Ambiguous; // base kernels and later-state kernels
+  }
   OS << "\nsummary: " << R.Kernels.size()
      << (R.Kernels.size() == 1 ? " base kernel, " : " base kernels, ")
      << Changed << " changed, " << R.Appeared.size() << " appeared, "
-     << Disappeared << " disappeared, " << Ambiguous + R.Ambiguous.size()
-     << " ambiguous\n";
+     << Disappeared << " disappeared, " << Ambiguous << " ambiguous\n";
   if (R.ChecksRan && !R.EnabledChecks.empty()) {
     size_t New = 0, Gone = 0;
     auto tally = [&](ArrayRef<CheckFinding> Fs) {
