@@ -348,18 +348,25 @@ table "sweep: $n_sweep kernels (SWEEP_CACHE, one copy)" sweep.grep
 verb_rows copies "$tmp/copies" 0
 table "copies: $n_copies kernels ($copies copies of the sweep; no callgrind)" copies.grep
 
+# stats --stages=sass on SET's folder DIR, whose SASS files end in EXT,
+# against grep over the files it opens and a Python regex parse of them.
+sass_only_rows() {
+  local set=$1 dir=$2 ext=$3
+  FALLBACK_EXT="$ext .cubin .json" opened "$set.sassonly" "$dir" "$gestell" stats --stages=sass "$dir"
+  measure "$set.grep.sassonly" 1 "${GREP_FILES[@]}" "$tmp/files.$set.sassonly" grep -cE "$pattern"
+  row "$set.grep.sassonly" "(b) grep -cE, the files stats --stages=sass opens"
+  measure "$set.sassonly" 1 "$gestell" stats @J --stages=sass "$dir"
+  row "$set.sassonly" "gestell stats --stages=sass (parses and counts the SASS)"
+  READREF[$set.sassonly]=$set.grep.sassonly
+  measure "$set.py" 1 "${PY_SASS[@]}" "$tmp/sass.$set.sassonly" "$python" "$tmp/sass_regex.py"
+  row "$set.py" "(c) Python regex parse, disasm.py style, of the same $ext"
+  READREF[$set.py]=$set.grep.sassonly
+}
+
 # SASS, nvdisasm rendering, from the corpus bundles.
 n_sass=$(kernels_in "$tmp/sass")
 verb_rows sass "$tmp/sass" 1
-FALLBACK_EXT=".sass .cubin .json" opened sass.sassonly "$tmp/sass" "$gestell" stats --stages=sass "$tmp/sass"
-measure sass.grep.sassonly 1 "${GREP_FILES[@]}" "$tmp/files.sass.sassonly" grep -cE "$pattern"
-row sass.grep.sassonly "(b) grep -cE, the files stats --stages=sass opens"
-measure sass.sassonly 1 "$gestell" stats @J --stages=sass "$tmp/sass"
-row sass.sassonly "gestell stats --stages=sass (parses and counts the SASS)"
-READREF[sass.sassonly]=sass.grep.sassonly
-measure sass.py 1 "${PY_SASS[@]}" "$tmp/sass.sass.sassonly" "$python" "$tmp/sass_regex.py"
-row sass.py "(c) Python regex parse, disasm.py style, of the same .sass"
-READREF[sass.py]=sass.grep.sassonly
+sass_only_rows sass "$tmp/sass" .sass
 echo "sass: files stats --stages=sass opens: $(describe_files sass.sassonly)"
 echo
 table "sass: $n_sass kernels of tests/corpus with nvdisasm -c -gi SASS beside the cubin" sass.grep
@@ -368,15 +375,7 @@ table "sass: $n_sass kernels of tests/corpus with nvdisasm -c -gi SASS beside th
 n_cuo=$(kernels_in "$tmp/cuobjdump")
 measure cuo.grep 1 "${GREP_ALL[@]}" "$tmp/cuobjdump"
 row cuo.grep "(a) grep -rcE, every file"
-FALLBACK_EXT=".cuobjdump.sass .cubin .json" opened cuo.sassonly "$tmp/cuobjdump" "$gestell" stats --stages=sass "$tmp/cuobjdump"
-measure cuo.grep.sassonly 1 "${GREP_FILES[@]}" "$tmp/files.cuo.sassonly" grep -cE "$pattern"
-row cuo.grep.sassonly "(b) grep -cE, the files stats --stages=sass opens"
-measure cuo.sassonly 1 "$gestell" stats @J --stages=sass "$tmp/cuobjdump"
-row cuo.sassonly "gestell stats --stages=sass"
-READREF[cuo.sassonly]=cuo.grep.sassonly
-measure cuo.py 1 "${PY_SASS[@]}" "$tmp/sass.cuo.sassonly" "$python" "$tmp/sass_regex.py"
-row cuo.py "(c) Python regex parse, disasm.py style, of the same .cuobjdump.sass"
-READREF[cuo.py]=cuo.grep.sassonly
+sass_only_rows cuo "$tmp/cuobjdump" .cuobjdump.sass
 table "cuobjdump: $n_cuo kernels with only the cuobjdump -sass rendering" cuo.grep
 
 # The SASS cache: the sass set without its SASS, as a Triton cache.
