@@ -20,6 +20,7 @@
 
 #include "gestell/Bundle.h"
 #include "gestell/Families.h"
+#include "gestell/Expr.h"
 #include "gestell/KernelMetrics.h"
 
 #include "llvm/Support/raw_ostream.h"

@@ -116,7 +116,7 @@ def check_needed(build, allowed):
     return failures
 
 
-# zlib functions gzip traces use (sdk/lib/TraceReader.cpp). libgestell links
+# zlib functions gzip traces use (sdk/lib/readers/trace/TraceReader.cpp). libgestell links
 # them from the static libz.a and keeps them to itself (--exclude-libs): a
 # plugin or a host process that loads the system's libz.so gets its own.
 ZLIB_FUNCTIONS = ("inflate", "inflateInit2_", "inflateReset", "inflateEnd")

@@ -137,7 +137,7 @@ private:
     include = ""
     if first:
         hdr, typ, acc = VIEW[first]
-        include = f'#include "gestell/Locate.h"\n#include "{hdr}"\n'
+        include = f'#include "gestell/utils/Locate.h"\n#include "{hdr}"\n'
         view = f"""  Expected<const {typ} &> View = In.Kernel.{acc}();
   if (!View)
     return View.takeError();

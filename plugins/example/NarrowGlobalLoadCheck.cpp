@@ -1,7 +1,7 @@
 //===- NarrowGlobalLoadCheck.cpp - example-narrow-global-load -------------===//
 #include "NarrowGlobalLoadCheck.h"
 
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 
 #include "llvm/ADT/StringExtras.h"
 

@@ -1,7 +1,7 @@
 //===- KernelCode.cpp - What the nvidia checks share about PTX and SASS ---===//
 #include "KernelCode.h"
 
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 
 #include "llvm/ADT/StringExtras.h"
 

@@ -2,7 +2,7 @@
 #include "OccupancyCheck.h"
 #include "KernelCode.h"
 
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 #include "gestell/Occupancy.h"
 
 #include "llvm/Support/FormatVariadic.h"

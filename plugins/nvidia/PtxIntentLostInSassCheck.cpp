@@ -3,7 +3,7 @@
 #include "KernelCode.h"
 #include "PtxasRun.h"
 
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -2,7 +2,7 @@
 #include "RegisterSpillCheck.h"
 #include "KernelCode.h"
 
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 
 #include <set>
 

@@ -2,8 +2,8 @@
 #include "StagingExplosionCheck.h"
 #include "KernelCode.h"
 
-#include "gestell/Locate.h"
-#include "gestell/ModuleConversions.h"
+#include "gestell/utils/Locate.h"
+#include "gestell/utils/ModuleConversions.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

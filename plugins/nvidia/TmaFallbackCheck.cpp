@@ -3,7 +3,7 @@
 #include "KernelCode.h"
 
 #include "gestell/Input.h"
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 #include "gestell/StageFamilies.h"
 
 #include "llvm/ADT/StringExtras.h"

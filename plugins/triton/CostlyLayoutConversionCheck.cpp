@@ -1,6 +1,6 @@
 //===- CostlyLayoutConversionCheck.cpp ------------------------------------===//
 #include "CostlyLayoutConversionCheck.h"
-#include "gestell/ModuleConversions.h"
+#include "gestell/utils/ModuleConversions.h"
 
 using namespace llvm;
 

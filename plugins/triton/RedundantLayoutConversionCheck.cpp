@@ -1,6 +1,6 @@
 //===- RedundantLayoutConversionCheck.cpp ---------------------------------===//
 #include "RedundantLayoutConversionCheck.h"
-#include "gestell/ModuleConversions.h"
+#include "gestell/utils/ModuleConversions.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -26,7 +26,7 @@
 #define GESTELL_PLUGINS_TRITON_REDUNDANTLAYOUTCONVERSIONCHECK_H
 
 #include "gestell/Check.h"
-#include "gestell/ModuleConversions.h"
+#include "gestell/utils/ModuleConversions.h"
 
 namespace gestell::triton {
 

@@ -10,7 +10,7 @@
 #include "LayoutReadBack.h"
 
 #include "gestell/Layout.h"
-#include "gestell/ModuleConversions.h"
+#include "gestell/utils/ModuleConversions.h"
 #include "gestell/Ttgir.h"
 #include "gestell/TtgirReport.h"
 

@@ -9,7 +9,7 @@
 #include "gestell/Check.h"
 #include "gestell/CheckRegistry.h"
 #include "gestell/Diagnostic.h"
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 #include "gestell/Options.h"
 
 #include <gtest/gtest.h>

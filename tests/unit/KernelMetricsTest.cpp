@@ -6,6 +6,7 @@
 // and not for the baseline against itself.
 //
 //===----------------------------------------------------------------------===//
+#include "gestell/Expr.h"
 #include "gestell/KernelMetrics.h"
 #include "gestell/Bundle.h"
 

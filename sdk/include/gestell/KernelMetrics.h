@@ -15,7 +15,7 @@
 #define GESTELL_KERNELMETRICS_H
 
 #include "gestell/Cubin.h"
-#include "gestell/Expr.h"
+#include "gestell/Metric.h"
 #include "gestell/InstructionCounts.h"
 #include "gestell/KernelView.h"
 #include "gestell/Occupancy.h"

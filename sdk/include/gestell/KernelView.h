@@ -124,7 +124,7 @@ public:
   llvm::Expected<const TtgirModule &> ttgir();
 
   /// The ttg.convert_layout ops of the TTGIR with their layouts and costs
-  /// (gestell/ModuleConversions.h), made on first use and shared by every
+  /// (gestell/utils/ModuleConversions.h), made on first use and shared by every
   /// check that asks, until release(); ttgir()'s error when it does not read.
   llvm::Expected<ModuleConversions &> conversions();
   /// The family and mapping of every instruction of M, which must be what

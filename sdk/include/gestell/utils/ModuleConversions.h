@@ -1,4 +1,4 @@
-//===- gestell/ModuleConversions.h - A module's convert_layout ops ------===//
+//===- gestell/utils/ModuleConversions.h - A module's convert_layout ops --===//
 //
 // What checks about layout conversions share: every ttg.convert_layout of
 // a TTGIR module with its layouts parsed once (canonical text, linear-layout
@@ -8,8 +8,8 @@
 // the locations a diagnostic about an op carries (TTGIR line, Python line).
 //
 //===----------------------------------------------------------------------===//
-#ifndef GESTELL_MODULECONVERSIONS_H
-#define GESTELL_MODULECONVERSIONS_H
+#ifndef GESTELL_UTILS_MODULECONVERSIONS_H
+#define GESTELL_UTILS_MODULECONVERSIONS_H
 
 #include "gestell/Bundle.h"
 #include "gestell/Diagnostic.h"

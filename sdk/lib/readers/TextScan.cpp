@@ -1,5 +1,5 @@
 //===- TextScan.cpp - Encoding check shared by the text parsers -----------===//
-#include "TextScan.h"
+#include "readers/TextScan.h"
 
 #include "gestell/Error.h"
 #include "gestell/Input.h"

@@ -1,7 +1,7 @@
 //===- ModuleConversions.cpp - A module's convert_layout ops --------------===//
-#include "gestell/ModuleConversions.h"
+#include "gestell/utils/ModuleConversions.h"
 
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"

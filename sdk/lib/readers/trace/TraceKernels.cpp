@@ -8,7 +8,7 @@
 // Nothing a trace says makes gestell read outside those folders.
 //
 //===----------------------------------------------------------------------===//
-#include "TraceStore.h"
+#include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Trace.h"
 

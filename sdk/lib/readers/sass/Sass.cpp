@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/Sass.h"
-#include "TextScan.h"
+#include "readers/TextScan.h"
 
 #include "gestell/Error.h"
 #include "gestell/Input.h"

@@ -3,7 +3,7 @@
 
 #include "gestell/Error.h"
 #include "gestell/KernelMetrics.h"
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/GlobPattern.h"

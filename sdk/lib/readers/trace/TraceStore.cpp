@@ -10,7 +10,7 @@
 // start when it lies behind).
 //
 //===----------------------------------------------------------------------===//
-#include "TraceStore.h"
+#include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Trace.h"
 

@@ -1,5 +1,5 @@
 //===- Locate.cpp - Diagnostic locations of instructions and ops ----------===//
-#include "gestell/Locate.h"
+#include "gestell/utils/Locate.h"
 #include "gestell/SourceLoc.h"
 
 using namespace llvm;

@@ -10,7 +10,7 @@
 // uses of undefined values.
 //
 //===----------------------------------------------------------------------===//
-#include "TtgirImpl.h"
+#include "readers/ttgir/TtgirImpl.h"
 
 #include "gestell/Error.h"
 #include "gestell/Input.h"

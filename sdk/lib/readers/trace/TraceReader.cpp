@@ -9,9 +9,9 @@
 // LLVM Support without it anyway (lib/llvm/NoCompression.cpp).
 //
 //===----------------------------------------------------------------------===//
-#include "JsonInput.h"
-#include "RegularFile.h"
-#include "TraceStore.h"
+#include "readers/JsonInput.h"
+#include "readers/RegularFile.h"
+#include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Trace.h"
 

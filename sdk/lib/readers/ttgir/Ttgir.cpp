@@ -1,5 +1,5 @@
 //===- Ttgir.cpp - The parsed TTGIR graph: queries ------------------------===//
-#include "TtgirImpl.h"
+#include "readers/ttgir/TtgirImpl.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

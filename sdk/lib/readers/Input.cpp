@@ -1,7 +1,7 @@
 //===- Input.cpp - Reading artifact files safely --------------------------===//
 #include "gestell/Input.h"
-#include "RegularFile.h"
-#include "TraceStore.h"
+#include "readers/RegularFile.h"
+#include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 
 #include "llvm/Support/FileSystem.h"

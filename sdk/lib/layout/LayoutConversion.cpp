@@ -26,7 +26,7 @@
 // elements.
 //
 //===----------------------------------------------------------------------===//
-#include "AlgebraMemo.h"
+#include "layout/AlgebraMemo.h"
 #include "gestell/Error.h"
 #include "gestell/Layout.h"
 

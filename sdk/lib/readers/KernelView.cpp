@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "gestell/KernelView.h"
 #include "gestell/Error.h"
-#include "gestell/ModuleConversions.h"
+#include "gestell/utils/ModuleConversions.h"
 #include "gestell/StageFamilies.h"
 
 #include "llvm/Support/raw_ostream.h"

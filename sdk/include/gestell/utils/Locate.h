@@ -1,4 +1,4 @@
-//===- gestell/Locate.h - Diagnostic locations of instructions and ops ----===//
+//===- gestell/utils/Locate.h - Locations of instructions and ops ------===//
 //
 // Turns what a check found (a PTX or SASS instruction, a TTGIR op) into the
 // locations a diagnostic carries: the artifact line (DiagLoc::artifact) and
@@ -10,8 +10,8 @@
 //   diag(locate(Ptx, I), "...").source(pythonSource(Ptx, I));
 //
 //===----------------------------------------------------------------------===//
-#ifndef GESTELL_LOCATE_H
-#define GESTELL_LOCATE_H
+#ifndef GESTELL_UTILS_LOCATE_H
+#define GESTELL_UTILS_LOCATE_H
 
 #include "gestell/Diagnostic.h"
 #include "gestell/Ptx.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/Ptx.h"
-#include "TextScan.h"
+#include "readers/TextScan.h"
 
 #include "gestell/Error.h"
 #include "gestell/Input.h"

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/Layout.h"
-#include "AlgebraMemo.h"
+#include "layout/AlgebraMemo.h"
 #include "gestell/Error.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -1,7 +1,7 @@
 //===- Bundle.cpp - Finding kernels in caches, dump dirs and folders ------===//
 #include "gestell/Bundle.h"
-#include "JsonInput.h"
-#include "TraceStore.h"
+#include "readers/JsonInput.h"
+#include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Input.h"
 #include "gestell/Trace.h"
