@@ -1,6 +1,7 @@
 //===- NarrowGlobalLoadCheck.cpp - example-narrow-global-load -------------===//
 #include "NarrowGlobalLoadCheck.h"
 
+#include "gestell/utils/KernelCode.h"
 #include "gestell/utils/Locate.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -61,42 +62,43 @@ Error NarrowGlobalLoadCheck::check(CheckInput &In) {
   Expected<const PtxModule &> Ptx = In.Kernel.ptx();
   if (!Ptx)
     return Ptx.takeError();
-  for (const PtxFunction &F : Ptx->Functions) {
-    if (!F.IsEntry)
+  // The kernel's own .entry (the toolkit's kernelFunction), and its loops
+  // from the control-flow graph the PTX reader built.
+  const PtxFunction *F = kernelFunction(*Ptx, In.Kernel.kernel().Name);
+  if (!F)
+    return Error::success();
+  const PtxInstruction *First = nullptr;
+  unsigned Count = 0, Total = 0;
+  std::set<std::string> Opcodes;
+  for (uint32_t I = 0; I < F->Instructions.size(); ++I) {
+    const PtxInstruction &Inst = F->Instructions[I];
+    if (!Inst.Opcode.starts_with("ld.global"))
       continue;
-    const PtxInstruction *First = nullptr;
-    unsigned Count = 0, Total = 0;
-    std::set<std::string> Opcodes;
-    for (uint32_t I = 0; I < F.Instructions.size(); ++I) {
-      const PtxInstruction &Inst = F.Instructions[I];
-      if (!Inst.Opcode.starts_with("ld.global"))
-        continue;
-      ++Total;
-      unsigned Bits = loadBits(Inst.Opcode);
-      if (Bits == 0 || Bits > MaxBits || !F.CF.inLoop(I))
-        continue;
-      if (!First)
-        First = &Inst;
-      ++Count;
-      Opcodes.insert(Inst.Opcode.str());
-    }
-    if (!First || Count < MinCount)
+    ++Total;
+    unsigned Bits = loadBits(Inst.Opcode);
+    if (Bits == 0 || Bits > MaxBits || !F->CF.inLoop(I))
       continue;
-    auto D =
-        diag(locate(*Ptx, *First),
-             "global loads in a loop move " + Twine(loadBits(First->Opcode)) +
-                 " bits per instruction in kernel '" + F.Name + "'");
-    D.source(pythonSource(*Ptx, *First));
-    D.note(Twine(Count) + " narrow global loads in loops (threshold " +
-           Twine(MinCount) + "), of " + Twine(Total) + " global loads");
-    D.hint("Triton axis analysis and the coalesce pass (TritonGPU)",
-           "the loads were not vectorized because contiguity or alignment "
-           "could not be proved: pass unit strides as tl.constexpr, or "
-           "state them with tl.multiple_of / tl.max_contiguous");
-    // The fingerprint: what was loaded, not how often or where.
-    for (const std::string &Op : Opcodes)
-      D.context(Op);
+    if (!First)
+      First = &Inst;
+    ++Count;
+    Opcodes.insert(Inst.Opcode.str());
   }
+  if (!First || Count < MinCount)
+    return Error::success();
+  auto D =
+      diag(locate(*Ptx, *First),
+           "global loads in a loop move " + Twine(loadBits(First->Opcode)) +
+               " bits per instruction in kernel '" + F->Name + "'");
+  D.source(pythonSource(*Ptx, *First));
+  D.note(Twine(Count) + " narrow global loads in loops (threshold " +
+         Twine(MinCount) + "), of " + Twine(Total) + " global loads");
+  D.hint("Triton axis analysis and the coalesce pass (TritonGPU)",
+         "the loads were not vectorized because contiguity or alignment "
+         "could not be proved: pass unit strides as tl.constexpr, or state "
+         "them with tl.multiple_of / tl.max_contiguous");
+  // The fingerprint: what was loaded, not how often or where.
+  for (const std::string &Op : Opcodes)
+    D.context(Op);
   return Error::success();
 }
 

@@ -1,9 +1,10 @@
 //===- OccupancyCheck.cpp - nvidia-occupancy ------------------------------===//
 #include "OccupancyCheck.h"
-#include "KernelCode.h"
 
-#include "gestell/utils/Locate.h"
 #include "gestell/Occupancy.h"
+#include "gestell/utils/KernelCode.h"
+#include "gestell/utils/Locate.h"
+#include "gestell/utils/OptionalStages.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -42,14 +43,10 @@ namespace {
 /// there is a PTX (a line GitHub can show), else the cubin.
 DiagLoc kernelLoc(KernelView &V) {
   const Kernel &K = V.kernel();
-  if (K.has(Stage::PTX)) {
-    if (Expected<const PtxModule &> P = V.ptx()) {
+  if (K.has(Stage::PTX))
+    if (const PtxModule *P = optionalPtx(V))
       if (const PtxFunction *F = kernelFunction(*P, K.Name))
         return locate(*P, *F);
-    } else {
-      consumeError(P.takeError());
-    }
-  }
   return DiagLoc::artifact(Stage::Cubin, K.path(Stage::Cubin));
 }
 
@@ -58,11 +55,9 @@ std::optional<DiagLoc> kernelSource(KernelView &V) {
   const Kernel &K = V.kernel();
   if (!K.has(Stage::PTX))
     return std::nullopt;
-  Expected<const PtxModule &> P = V.ptx();
-  if (!P) {
-    consumeError(P.takeError());
+  const PtxModule *P = optionalPtx(V);
+  if (!P)
     return std::nullopt;
-  }
   if (const PtxFunction *F = kernelFunction(*P, K.Name))
     for (const PtxInstruction &I : F->Instructions)
       if (std::optional<DiagLoc> S = pythonSource(*P, I))
@@ -78,9 +73,9 @@ std::string resourcesText(const OccupancyInput &In) {
 }
 
 std::string where(const KernelOccupancy &K) {
-  return K.Device.empty() ? "compute capability " + K.Value->Capability
-                          : K.Device + " (compute capability " +
-                                K.Value->Capability + ")";
+  return K.Device.empty()
+             ? "compute capability " + K.Value->Capability
+             : K.Device + " (compute capability " + K.Value->Capability + ")";
 }
 
 /// What changed to cost blocks, and the stage that made it.
@@ -93,19 +88,22 @@ Cause causeOf(const KernelOccupancy &Base, const KernelOccupancy &Head) {
   const OccupancyInput &BI = Base.Input, &HI = Head.Input;
   std::string Blocks = std::to_string(B.BlocksPerSM) + " -> " +
                        std::to_string(H.BlocksPerSM) + " blocks per SM";
-  if (H.Limiter == "registers" || (H.ByRegisters < B.ByRegisters &&
-                                   H.ByRegisters == H.BlocksPerSM))
+  if (H.Limiter == "registers" ||
+      (H.ByRegisters < B.ByRegisters && H.ByRegisters == H.BlocksPerSM))
     return {"registers " + std::to_string(BI.Registers) + " -> " +
-                std::to_string(HI.Registers) + " per thread crossed the "
-                "boundary: " + Blocks,
+                std::to_string(HI.Registers) +
+                " per thread crossed the "
+                "boundary: " +
+                Blocks,
             "ptxas register allocation",
             "ptxas now needs more registers per thread: look at what grew "
             "the live set in the TTGIR or PTX (a new conversion, wider "
             "accumulators, an extra stage), or cap it with maxnreg"};
   if (H.Limiter == "shared" ||
       (H.ByShared < B.ByShared && H.ByShared == H.BlocksPerSM))
-    return {"shared memory " + std::to_string(BI.StaticShared + BI.DynamicShared) +
-                " -> " + std::to_string(HI.StaticShared + HI.DynamicShared) +
+    return {"shared memory " +
+                std::to_string(BI.StaticShared + BI.DynamicShared) + " -> " +
+                std::to_string(HI.StaticShared + HI.DynamicShared) +
                 " bytes per block: " + Blocks,
             "TritonGPU shared-memory allocation (num_stages)",
             "the kernel asks for more shared memory per block: more "
@@ -131,9 +129,9 @@ Error OccupancyCheck::check(CheckInput &In) {
   const Occupancy &H = *Head.Value;
 
   if (!H.Launchable) {
-    auto D = diag(kernelLoc(In.Kernel),
-                  "kernel '" + K.Name + "' cannot launch on " + where(Head) +
-                      ": " + H.WhyNot);
+    auto D =
+        diag(kernelLoc(In.Kernel), "kernel '" + K.Name + "' cannot launch on " +
+                                       where(Head) + ": " + H.WhyNot);
     D.source(kernelSource(In.Kernel));
     D.related(DiagLoc::artifact(Stage::Cubin, K.path(Stage::Cubin)),
               "the cubin: " + resourcesText(Head.Input));
@@ -161,10 +159,12 @@ Error OccupancyCheck::check(CheckInput &In) {
   const Occupancy &B = *Base.Value;
   Cause C = causeOf(Base, Head);
   auto D = diag(kernelLoc(In.Kernel),
-                "occupancy of kernel '" + K.Name + "' fell: " + C.What +
-                    " (" + formatv("{0:F1}", B.Percent).str() + "% -> " +
-                    formatv("{0:F1}", H.Percent).str() + "% of the warps an SM "
-                    "holds, on " + where(Head) + ")");
+                "occupancy of kernel '" + K.Name + "' fell: " + C.What + " (" +
+                    formatv("{0:F1}", B.Percent).str() + "% -> " +
+                    formatv("{0:F1}", H.Percent).str() +
+                    "% of the warps an SM "
+                    "holds, on " +
+                    where(Head) + ")");
   D.source(kernelSource(In.Kernel));
   D.related(kernelLoc(*In.Baseline), "the baseline kernel");
   D.note("baseline: " + resourcesText(Base.Input) + "; " +

@@ -1,9 +1,12 @@
 //===- PtxIntentLostInSassCheck.cpp - nvidia-ptx-intent-lost-in-sass ------===//
 #include "PtxIntentLostInSassCheck.h"
-#include "KernelCode.h"
+#include "Opcodes.h"
 #include "PtxasRun.h"
 
+#include "gestell/StageFamilies.h"
+#include "gestell/utils/KernelCode.h"
 #include "gestell/utils/Locate.h"
+#include "gestell/utils/OptionalStages.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -107,10 +110,10 @@ const Operation *fullDotWait(const TtgirModule *M) {
     return nullptr;
   for (const Operation *Op : M->ops())
     if (Op->Name == "ttng.warp_group_dot_wait" && Op->loopDepth() > 0)
-      if (std::optional<int64_t> N = Op->attr("pendings")
-                                         ? std::optional<int64_t>(
-                                               Op->attr("pendings")->Int)
-                                         : std::nullopt;
+      if (std::optional<int64_t> N =
+              Op->attr("pendings")
+                  ? std::optional<int64_t>(Op->attr("pendings")->Int)
+                  : std::nullopt;
           N && *N == 0)
         return Op;
   return nullptr;
@@ -191,18 +194,16 @@ Error PtxIntentLostInSassCheck::check(CheckInput &In) {
     return Error::success();
   const SassModule *Sass = nullptr;
   const SassFunction *SF = nullptr;
-  if (Expected<const SassModule &> S = In.Kernel.sass()) {
-    Sass = &*S;
-    SF = kernelFunction(*S, K.Name);
-  } else {
-    Error E = S.takeError();
-    if (!E.isA<MissingStage>())
-      return E;
-    consumeError(std::move(E));
-  }
+  if ((Sass = optionalSass(In.Kernel)))
+    SF = kernelFunction(*Sass, K.Name);
   if (!SF && Ptxas.empty())
     return Error::success(); // nothing to compare the PTX with
-  Code C{K, *Ptx, *PF, Sass, SF, In.Kernel.families(*Ptx),
+  Code C{K,
+         *Ptx,
+         *PF,
+         Sass,
+         SF,
+         In.Kernel.families(*Ptx),
          Sass ? &In.Kernel.families(*Sass) : nullptr};
 
   PtxasNotes Notes;
@@ -288,9 +289,11 @@ void PtxIntentLostInSassCheck::checkWgmma(const Code &C, PtxasNotes &Notes,
   }
 }
 
-void PtxIntentLostInSassCheck::reportPtxWaitsItself(
-    const Code &C, const PtxInstruction &Wait, unsigned FullWaits, unsigned Mma,
-    const TtgirModule *Ttgir) {
+void PtxIntentLostInSassCheck::reportPtxWaitsItself(const Code &C,
+                                                    const PtxInstruction &Wait,
+                                                    unsigned FullWaits,
+                                                    unsigned Mma,
+                                                    const TtgirModule *Ttgir) {
   if (!Remarks)
     return;
   const Operation *DotWait = fullDotWait(Ttgir);

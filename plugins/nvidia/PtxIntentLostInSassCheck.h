@@ -30,8 +30,7 @@ private:
   struct Code;
   struct PtxasNotes;
   /// wgmma serialized: waits per MMA in loops, PTX against SASS.
-  void checkWgmma(const Code &C, PtxasNotes &Notes,
-                  const TtgirModule *Ttgir);
+  void checkWgmma(const Code &C, PtxasNotes &Notes, const TtgirModule *Ttgir);
   /// The SASS waits for every MMA because the PTX does: a remark naming
   /// the TTGIR wait (the software pipeliner, or a Gluon author's call).
   void reportPtxWaitsItself(const Code &C, const PtxInstruction &Wait,

@@ -1,8 +1,10 @@
 //===- RegisterSpillCheck.cpp - nvidia-register-spill ---------------------===//
 #include "RegisterSpillCheck.h"
-#include "KernelCode.h"
 
+#include "gestell/StageFamilies.h"
+#include "gestell/utils/KernelCode.h"
 #include "gestell/utils/Locate.h"
+#include "gestell/utils/OptionalStages.h"
 
 #include <set>
 
@@ -58,7 +60,7 @@ namespace {
 /// What the stack frame holds: the PTX's own local arrays (rounded as
 /// ptxas lays out its frame, to 8 bytes) and, beyond them, spills.
 struct FrameSplit {
-  bool PtxKnown = false;   ///< the kernel's PTX was read
+  bool PtxKnown = false;    ///< the kernel's PTX was read
   uint64_t LocalArrays = 0; ///< bytes the PTX declares `.local`
   uint32_t LocalLine = 0;   ///< line of the first `.local` declaration
   uint64_t Spilled = 0;     ///< stack frame minus the local arrays
@@ -66,9 +68,8 @@ struct FrameSplit {
 
 FrameSplit splitFrame(CheckInput &In, const CubinKernel &CK) {
   FrameSplit F;
-  Expected<const PtxModule &> Ptx = In.Kernel.ptx();
+  const PtxModule *Ptx = optionalPtx(In.Kernel);
   if (!Ptx) {
-    consumeError(Ptx.takeError());
     F.Spilled = CK.Stack; // unknown split: the frame is all there is
     return F;
   }
@@ -110,10 +111,11 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   std::string Frame = "stack frame of " + std::to_string(CK->Stack) + " bytes";
   std::string FrameNote = registersNote(*CK, K) + ", " + Frame;
   if (Split.PtxKnown)
-    FrameNote += ": " + std::to_string(Split.Spilled) + " bytes of spills" +
-                 (Split.LocalArrays ? " beside " + std::to_string(Split.LocalArrays) +
-                                          " bytes of local arrays the PTX declares"
-                                    : std::string());
+    FrameNote +=
+        ": " + std::to_string(Split.Spilled) + " bytes of spills" +
+        (Split.LocalArrays ? " beside " + std::to_string(Split.LocalArrays) +
+                                 " bytes of local arrays the PTX declares"
+                           : std::string());
   else
     FrameNote += " (no PTX to tell spills from local arrays it declares)";
   auto AddLocalArraysNote = [&](auto &D) {
@@ -130,20 +132,15 @@ Error RegisterSpillCheck::check(CheckInput &In) {
                "spills");
   };
 
-  Expected<const SassModule &> Sass = In.Kernel.sass();
+  const SassModule *Sass = optionalSass(In.Kernel);
   if (!Sass) {
-    Error E = Sass.takeError();
-    if (!E.isA<MissingStage>())
-      return E;
-    consumeError(std::move(E));
     if (!Remarks || (CK->Stack == 0 && CK->Local == 0))
       return Error::success();
     auto D = diag(CubinLoc,
                   "kernel '" + K.Name + "' has a " + Frame +
-                      (Split.PtxKnown
-                           ? ", " + std::to_string(Split.Spilled) +
-                                 " bytes of it spills,"
-                           : std::string()) +
+                      (Split.PtxKnown ? ", " + std::to_string(Split.Spilled) +
+                                            " bytes of it spills,"
+                                      : std::string()) +
                       " and no SASS to show where it spills",
                   Level::Remark);
     D.note(FrameNote);
@@ -183,22 +180,22 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   std::string Bytes = Split.PtxKnown
                           ? std::to_string(Split.Spilled) + " bytes spilled, "
                           : std::string();
-  std::string Mixed = Split.LocalArrays ? " (spills and local-array accesses)"
-                                        : std::string();
+  std::string Mixed =
+      Split.LocalArrays ? " (spills and local-array accesses)" : std::string();
 
   if (InLoops >= MinLoopSpills && FirstInLoop != NoIndex) {
     const SassInstruction &At = SF->Instructions[FirstInLoop];
     auto D = diag(locate(*Sass, At),
-                  "kernel '" + K.Name + "' spills registers inside a loop: " +
-                      Bytes + Twine(InLoops) +
-                      " local-memory accesses in loops at " +
+                  "kernel '" + K.Name +
+                      "' spills registers inside a loop: " + Bytes +
+                      Twine(InLoops) + " local-memory accesses in loops at " +
                       Twine(CK->Registers) + " registers");
     D.source(pythonSource(*Sass, At));
     D.related(CubinLoc, "the cubin: registers and stack frame");
     D.note(Twine(InLoops) + " local-memory instructions in loops" + Mixed +
-           " (threshold " + Twine(MinLoopSpills) + "): " +
-           Twine(InLoops - LoadsInLoops) + " STL, " + Twine(LoadsInLoops) +
-           " LDL; " + Twine(Total) + " in the kernel");
+           " (threshold " + Twine(MinLoopSpills) +
+           "): " + Twine(InLoops - LoadsInLoops) + " STL, " +
+           Twine(LoadsInLoops) + " LDL; " + Twine(Total) + " in the kernel");
     D.note(CubinLoc, FrameNote);
     AddLocalArraysNote(D);
     uint32_t L = outermostLoopOf(SF->CF, FirstInLoop);
@@ -229,10 +226,11 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   auto D = diag(
       locate(*Sass, At),
       "kernel '" + K.Name + "' spills registers" +
-          (!Confirmed ? "" : InLoops ? ", few of them in loops" : " outside its loops") +
-          ": " + Bytes +
-          Twine(Total) + " local-memory accesses at " + Twine(CK->Registers) +
-          " registers, " +
+          (!Confirmed ? ""
+           : InLoops  ? ", few of them in loops"
+                      : " outside its loops") +
+          ": " + Bytes + Twine(Total) + " local-memory accesses at " +
+          Twine(CK->Registers) + " registers, " +
           (InLoops ? Twine(InLoops) + " in loops" : Twine("none in a loop")),
       Confirmed ? Level::Warning : Level::Remark);
   D.source(pythonSource(*Sass, At));

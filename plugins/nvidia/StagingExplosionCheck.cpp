@@ -1,9 +1,12 @@
 //===- StagingExplosionCheck.cpp - nvidia-staging-explosion ---------------===//
 #include "StagingExplosionCheck.h"
-#include "KernelCode.h"
+#include "Opcodes.h"
 
+#include "gestell/StageFamilies.h"
+#include "gestell/utils/KernelCode.h"
 #include "gestell/utils/Locate.h"
 #include "gestell/utils/ModuleConversions.h"
+#include "gestell/utils/OptionalStages.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -111,8 +114,7 @@ Counts countOf(const FunctionT &F, ArrayRef<uint32_t> Insts, Isa I,
   for (uint32_t Index : Insts) {
     const auto &Inst = F.Instructions[Index];
     StringRef Op = Inst.Opcode;
-    if (std::optional<Metric> M =
-            metricOf(I, Op, Families.in(Inst, Staging))) {
+    if (std::optional<Metric> M = metricOf(I, Op, Families.in(Inst, Staging))) {
       ++C.Of[*M];
       ++C.Opcodes[Op];
     } else if (Families.in(Inst, Tensor)) {
@@ -216,8 +218,7 @@ std::vector<uint32_t> mmaLoops(const SassFunction &F) {
 /// scf.if of the loop body (a persistent kernel's flattened tile loop runs
 /// its epilogue behind such a branch, once per tile).
 bool everyIteration(const Operation &Op) {
-  for (const Operation *P = Op.parentOp(); P && !P->isLoop();
-       P = P->parentOp())
+  for (const Operation *P = Op.parentOp(); P && !P->isLoop(); P = P->parentOp())
     if (P->Name == "scf.if")
       return false;
   return true;
@@ -225,15 +226,14 @@ bool everyIteration(const Operation &Op) {
 
 /// Whether a SASS instruction's line info names File:Line (any frame of
 /// its inlining chain: Triton inlines @triton.jit helpers).
-bool atPythonLine(const SassModule &M, const SassInstruction &I,
-                  StringRef File, uint32_t Line) {
+bool atPythonLine(const SassModule &M, const SassInstruction &I, StringRef File,
+                  uint32_t Line) {
   for (uint32_t F = I.Frame; F != NoIndex && F < M.Frames.size();
        F = M.Frames[F].InlinedAt)
     if (M.Frames[F].Line == Line && M.Frames[F].File == File)
       return true;
   return false;
 }
-
 
 } // namespace
 
@@ -262,9 +262,8 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
     for (const RedundantConversion &R : Redundant) {
       if (R.Kind == Redundancy::Equivalent)
         continue;
-      if (R.C->Op == Op || any_of(R.Next, [&](const Conversion *N) {
-            return N->Op == Op;
-          }))
+      if (R.C->Op == Op ||
+          any_of(R.Next, [&](const Conversion *N) { return N->Op == Op; }))
         return &R;
     }
     return nullptr;
@@ -324,8 +323,7 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
           R ? "the k-loop of kernel '" + K.Name +
                   "' moves fragments through shared memory for a layout "
                   "conversion it does not need (" +
-                  redundancyName(R->Kind) + "): " +
-                  Twine(AtLine.Of[Staging]) +
+                  redundancyName(R->Kind) + "): " + Twine(AtLine.Of[Staging]) +
                   " shared-memory instructions at its Python line"
             : "the k-loop of kernel '" + K.Name +
                   "' moves fragments through shared memory for a layout "
@@ -335,9 +333,9 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
           R ? Level::Warning : Level::Remark);
       D.source(*Py);
       D.cause(locate(*Ttgir, Cause));
-      D.related(locate(*Ttgir, *C.Op),
-                "the ttg.convert_layout " + C.SrcText + " -> " + C.DstText +
-                    " on " + C.tensorText());
+      D.related(locate(*Ttgir, *C.Op), "the ttg.convert_layout " + C.SrcText +
+                                           " -> " + C.DstText + " on " +
+                                           C.tensorText());
       if (&Cause != C.Op)
         D.related(locate(*Ttgir, Cause),
                   "the conversion this one undoes or continues");
@@ -476,20 +474,17 @@ Error StagingExplosionCheck::check(CheckInput &In) {
       D.note(*LoopSrc, "in the loop at this Python line");
 
   // The PTX as related evidence: the same metrics before ptxas.
-  if (Expected<const PtxModule &> Ptx = In.Kernel.ptx()) {
+  if (const PtxModule *Ptx = optionalPtx(In.Kernel)) {
     if (const PtxFunction *PF = kernelFunction(*Ptx, K.Name)) {
       std::vector<uint32_t> PtxLoops = inLoops(*PF);
       Counts PH = countOf(*PF, PtxLoops, Isa::PTX, In.Kernel.families(*Ptx));
       std::optional<Counts> PB;
       if (Growth && In.Baseline) {
-        if (Expected<const PtxModule &> BP = In.Baseline->ptx()) {
+        if (const PtxModule *BP = optionalPtx(*In.Baseline))
           if (const PtxFunction *BF =
                   kernelFunction(*BP, In.Baseline->kernel().Name))
             PB = countOf(*BF, inLoops(*BF), Isa::PTX,
                          In.Baseline->families(*BP));
-        } else {
-          consumeError(BP.takeError());
-        }
       }
       uint32_t PAt =
           pointAt(*PF, PtxLoops, Isa::PTX, Fired, PH, PB ? &*PB : nullptr);
@@ -511,8 +506,6 @@ Error StagingExplosionCheck::check(CheckInput &In) {
         D.note(locate(*Ptx, PF->Instructions[PAt]), Msg);
       }
     }
-  } else {
-    consumeError(Ptx.takeError());
   }
 
   if (Src && Ttgir)

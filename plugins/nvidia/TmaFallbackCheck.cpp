@@ -1,10 +1,11 @@
 //===- TmaFallbackCheck.cpp - nvidia-tma-fallback -------------------------===//
 #include "TmaFallbackCheck.h"
-#include "KernelCode.h"
 
 #include "gestell/Input.h"
-#include "gestell/utils/Locate.h"
 #include "gestell/StageFamilies.h"
+#include "gestell/utils/KernelCode.h"
+#include "gestell/utils/Locate.h"
+#include "gestell/utils/OptionalStages.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -150,15 +151,12 @@ Error TmaFallbackCheck::check(CheckInput &In) {
         return Error::success();
   const SassModule *Sass = nullptr;
   const StageFamilies *SassFamilies = nullptr;
-  if (Expected<const SassModule &> S = In.Kernel.sass()) {
-    Sass = &*S;
-    SassFamilies = &In.Kernel.families(*S);
-    for (const SassFunction &F : S->Functions)
+  if ((Sass = optionalSass(In.Kernel))) {
+    SassFamilies = &In.Kernel.families(*Sass);
+    for (const SassFunction &F : Sass->Functions)
       for (const SassInstruction &I : F.Instructions)
         if (SassFamilies->mapping(I) == TmaMapping)
           return Error::success();
-  } else {
-    consumeError(S.takeError());
   }
 
   // Nothing to report unless some IR stage names a descriptor access: a
@@ -180,12 +178,8 @@ Error TmaFallbackCheck::check(CheckInput &In) {
       continue;
     const TtgirModule *M = nullptr;
     if (S == Stage::TTGIR) {
-      Expected<const TtgirModule &> T = In.Kernel.ttgir();
-      if (!T) {
-        consumeError(T.takeError());
+      if (!(M = optionalTtgir(In.Kernel)))
         continue;
-      }
-      M = &*T;
     } else {
       Expected<std::unique_ptr<TtgirModule>> T = parseTtgir(K.path(S));
       if (!T) {

@@ -67,4 +67,15 @@ std::optional<DiagLoc> pythonSource(const TtgirModule &M, const Operation &Op) {
   return fromStack(resolveLocation(Op.Loc));
 }
 
+DiagLoc locate(const PtxModule &M, const PtxFunction &F) {
+  return DiagLoc::artifact(Stage::PTX, M.Path, F.Line);
+}
+
+DiagLoc locate(const SassModule &M, const SassFunction &F) {
+  Stage S = StringRef(M.Path).ends_with(stageSuffix(Stage::SASSAlt))
+                ? Stage::SASSAlt
+                : Stage::SASS;
+  return DiagLoc::artifact(S, M.Path, F.Line);
+}
+
 } // namespace gestell

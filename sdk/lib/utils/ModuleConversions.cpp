@@ -237,9 +237,8 @@ std::optional<RedundantConversion> secondConversion(ModuleConversions &Convs,
   R.C = &C;
   R.Flow = F;
   for (const Use &U : F.Exits) {
-    const Conversion *N = U.User->Name == "ttg.convert_layout"
-                              ? Convs.of(U.User)
-                              : nullptr;
+    const Conversion *N =
+        U.User->Name == "ttg.convert_layout" ? Convs.of(U.User) : nullptr;
     if (!N || !N->known())
       return std::nullopt;
     R.Next.push_back(N);

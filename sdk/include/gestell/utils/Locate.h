@@ -27,6 +27,10 @@ DiagLoc locate(const PtxModule &M, const PtxInstruction &I);
 /// The instruction's line and column in the SASS listing (stage sass, or
 /// sass-alt for a .cuobjdump.sass file).
 DiagLoc locate(const SassModule &M, const SassInstruction &I);
+/// The line that starts a function: `.entry name(` in the PTX, the
+/// function's section or listing header in the SASS.
+DiagLoc locate(const PtxModule &M, const PtxFunction &F);
+DiagLoc locate(const SassModule &M, const SassFunction &F);
 /// The op's line and column in the .ttgir file.
 DiagLoc locate(const TtgirModule &M, const Operation &Op);
 

@@ -150,7 +150,8 @@ struct RedundantConversion {
 /// first one's entry. Conversions that prepare a global or shared-memory
 /// store, dead ones, and ones whose removal would need another value
 /// converted are not judged.
-std::vector<RedundantConversion> findRedundantConversions(ModuleConversions &Convs);
+std::vector<RedundantConversion>
+findRedundantConversions(ModuleConversions &Convs);
 
 /// Whether the kernel came from Gluon (triton.experimental.gluon): its
 /// cache holds a .source and no .ttir. Its layouts and conversions are the

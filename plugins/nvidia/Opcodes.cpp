@@ -1,0 +1,75 @@
+//===- Opcodes.cpp - The opcodes the nvidia checks tell apart -------------===//
+#include "Opcodes.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstdio>
+
+using namespace llvm;
+
+namespace gestell::nvidia {
+
+bool inFamily(Isa I, StringRef Opcode, StringRef Id) {
+  const FamilyTable &T = FamilyTable::active();
+  std::optional<unsigned> F = T.indexOf(Id);
+  return F && T.classify(I, Opcode) == *F;
+}
+
+bool isSassWarpgroupMma(StringRef Opcode) {
+  StringRef Base = Opcode.split('.').first;
+  return Base == "HGMMA" || Base == "QGMMA" || Base == "IGMMA" ||
+         Base == "BGMMA";
+}
+
+bool isSassAsyncMma(StringRef Opcode) {
+  if (isSassWarpgroupMma(Opcode))
+    return true;
+  StringRef Base = Opcode.split('.').first;
+  return Base.starts_with("UTC") && Base.ends_with("MMA");
+}
+
+bool isSassFullWarpgroupWait(const SassInstruction &I) {
+  if (I.Opcode != "WARPGROUP.DEPBAR.LE")
+    return false;
+  SmallVector<StringRef, 2> Ops;
+  I.Operands.split(Ops, ',');
+  if (Ops.size() != 2)
+    return false;
+  unsigned long long N = 0;
+  return !getAsUnsignedInteger(Ops[1].trim(), 0, N) && N == 0;
+}
+
+bool isSassBarrier(StringRef Opcode) {
+  return Opcode.split('.').first == "BAR";
+}
+
+bool isSassShuffle(StringRef Opcode) {
+  return Opcode.split('.').first == "SHFL";
+}
+
+bool isSassSharedLoad(StringRef Opcode) {
+  return Opcode.split('.').first == "LDS";
+}
+
+bool isPtxBarrier(StringRef Opcode) {
+  StringRef Base = Opcode.split('.').first;
+  return Base == "bar" || Base == "barrier";
+}
+
+bool isPtxShuffle(StringRef Opcode) {
+  return Opcode.split('.').first == "shfl";
+}
+
+bool isPtxSharedLoad(StringRef Opcode) {
+  return Opcode.starts_with("ld.") && Opcode.contains(".shared");
+}
+
+std::string formatRatio(double V) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.2f", V);
+  StringRef S(Buf);
+  S = S.rtrim('0').rtrim('.');
+  return S.empty() ? "0" : S.str();
+}
+
+} // namespace gestell::nvidia

@@ -1,0 +1,30 @@
+//===- gestell/utils/OptionalStages.h - Stages a check can do without ----===//
+//
+// One policy for every check and every stage. A stage the check needs is
+// read with KernelView::ptx() (sass(), ttgir(), cubin()) and its error
+// returned: the check does not run on that kernel. A stage the check only
+// uses to decide more, or to say more (the TTGIR for a loop's Python line,
+// the SASS beside the PTX), is read with the functions here: null when the
+// kernel has no such stage and also when it does not read, and the check
+// carries on without it. Nothing is lost: the KernelView records what could
+// not be read and the run reports each unreadable artifact once, as an
+// error (exit 2), whichever checks asked for it.
+//
+//   if (const SassModule *Sass = optionalSass(In.Kernel)) ...
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_UTILS_OPTIONALSTAGES_H
+#define GESTELL_UTILS_OPTIONALSTAGES_H
+
+#include "gestell/KernelView.h"
+
+namespace gestell {
+
+const PtxModule *optionalPtx(KernelView &V);
+const SassModule *optionalSass(KernelView &V);
+const TtgirModule *optionalTtgir(KernelView &V);
+const CubinInfo *optionalCubin(KernelView &V);
+
+} // namespace gestell
+
+#endif
