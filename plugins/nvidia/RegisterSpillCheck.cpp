@@ -83,175 +83,222 @@ FrameSplit splitFrame(CheckInput &In, const CubinKernel &CK) {
   F.Spilled = CK.Stack > Declared ? CK.Stack - Declared : 0;
   return F;
 }
+
+/// The kernel's entry in the cubin: the one named like the kernel, else the
+/// only entry; null when several entries are named otherwise (no guess).
+const CubinKernel *cubinEntry(const CubinInfo &Cubin, StringRef Name) {
+  if (const CubinKernel *CK = Cubin.find(Name))
+    return CK;
+  const CubinKernel *Only = nullptr;
+  for (const CubinKernel &C : Cubin.Kernels)
+    if (C.IsEntry) {
+      if (Only)
+        return nullptr;
+      Only = &C;
+    }
+  return Only;
+}
+
+/// "N registers ..., stack frame of B bytes: S bytes of spills beside L
+/// bytes of local arrays the PTX declares".
+std::string frameNote(const CubinKernel &CK, const Kernel &K,
+                      const FrameSplit &Split, const std::string &Frame) {
+  std::string Note = registersNote(CK, K) + ", " + Frame;
+  if (!Split.PtxKnown)
+    return Note + " (no PTX to tell spills from local arrays it declares)";
+  return Note + ": " + std::to_string(Split.Spilled) + " bytes of spills" +
+         (Split.LocalArrays ? " beside " + std::to_string(Split.LocalArrays) +
+                                  " bytes of local arrays the PTX declares"
+                            : std::string());
+}
 } // namespace
+
+struct RegisterSpillCheck::Frame {
+  const Kernel &K;
+  const CubinKernel &CK;
+  FrameSplit Split;
+  DiagLoc CubinLoc;
+  std::string Text; ///< "stack frame of N bytes"
+  std::string Note; ///< frameNote()
+  /// The PTX line of the local arrays, when the PTX declares some.
+  std::optional<DiagLoc> LocalArrays;
+
+  void noteLocalArrays(DiagnosticBuilder &D) const {
+    if (LocalArrays)
+      D.note(*LocalArrays,
+             "the PTX declares " + Twine(Split.LocalArrays) +
+                 " bytes of local arrays (.local): their STL/LDL are not "
+                 "spills");
+  }
+  /// "N bytes spilled, " when the PTX tells spills from local arrays.
+  std::string bytes() const {
+    return Split.PtxKnown ? std::to_string(Split.Spilled) + " bytes spilled, "
+                          : std::string();
+  }
+  std::string mixed() const {
+    return Split.LocalArrays ? " (spills and local-array accesses)"
+                             : std::string();
+  }
+};
+
+struct RegisterSpillCheck::Spills {
+  unsigned Total = 0, InLoops = 0, LoadsInLoops = 0;
+  uint32_t FirstInLoop = NoIndex, First = NoIndex;
+  std::set<std::string> Ops; ///< opcodes in loops, without modifiers
+
+  Spills(const SassFunction &SF, const StageFamilies &Families) {
+    unsigned Spill = Families.familyIndex("spill");
+    for (uint32_t I = 0; I < SF.Instructions.size(); ++I) {
+      StringRef Op = SF.Instructions[I].Opcode;
+      if (!Families.in(SF.Instructions[I], Spill))
+        continue;
+      ++Total;
+      if (First == NoIndex)
+        First = I;
+      if (!SF.CF.inLoop(I))
+        continue;
+      ++InLoops;
+      Ops.insert(Op.split('.').first.str());
+      if (Op.starts_with("LDL"))
+        ++LoadsInLoops;
+      if (FirstInLoop == NoIndex)
+        FirstInLoop = I;
+    }
+  }
+};
 
 Error RegisterSpillCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
   Expected<const CubinInfo &> Cubin = In.Kernel.cubin();
   if (!Cubin)
     return Cubin.takeError();
-  const CubinKernel *CK = Cubin->find(K.Name);
-  if (!CK) {
-    for (const CubinKernel &C : Cubin->Kernels)
-      if (C.IsEntry) {
-        if (CK) // several kernels, none named like this one: do not guess
-          return Error::success();
-        CK = &C;
-      }
-    if (!CK)
-      return Error::success();
-  }
-  DiagLoc CubinLoc = DiagLoc::artifact(Stage::Cubin, Cubin->Path);
+  const CubinKernel *CK = cubinEntry(*Cubin, K.Name);
+  if (!CK)
+    return Error::success();
   // Local memory the PTX itself declares (libdevice's sin/cos reduction
   // tables, local arrays) is not a spill: ptxas -v reports 0 bytes spilled
   // for a frame that holds only that. A spill is the frame beyond it.
   FrameSplit Split = splitFrame(In, *CK);
   if (Split.PtxKnown && Split.Spilled == 0)
     return Error::success();
-  std::string Frame = "stack frame of " + std::to_string(CK->Stack) + " bytes";
-  std::string FrameNote = registersNote(*CK, K) + ", " + Frame;
-  if (Split.PtxKnown)
-    FrameNote +=
-        ": " + std::to_string(Split.Spilled) + " bytes of spills" +
-        (Split.LocalArrays ? " beside " + std::to_string(Split.LocalArrays) +
-                                 " bytes of local arrays the PTX declares"
-                           : std::string());
-  else
-    FrameNote += " (no PTX to tell spills from local arrays it declares)";
-  auto AddLocalArraysNote = [&](auto &D) {
-    if (!Split.LocalArrays)
-      return;
-    Expected<const PtxModule &> Ptx = In.Kernel.ptx();
-    if (!Ptx) {
-      consumeError(Ptx.takeError());
-      return;
-    }
-    D.note(DiagLoc::artifact(Stage::PTX, Ptx->Path, Split.LocalLine, 2),
-           "the PTX declares " + Twine(Split.LocalArrays) +
-               " bytes of local arrays (.local): their STL/LDL are not "
-               "spills");
-  };
+  std::string Text = "stack frame of " + std::to_string(CK->Stack) + " bytes";
+  Frame F{K,     *CK,
+          Split, DiagLoc::artifact(Stage::Cubin, Cubin->Path),
+          Text,  frameNote(*CK, K, Split, Text)};
+  if (Split.LocalArrays)
+    if (const PtxModule *Ptx = optionalPtx(In.Kernel))
+      F.LocalArrays =
+          DiagLoc::artifact(Stage::PTX, Ptx->Path, Split.LocalLine, 2);
 
   const SassModule *Sass = optionalSass(In.Kernel);
   if (!Sass) {
-    if (!Remarks || (CK->Stack == 0 && CK->Local == 0))
-      return Error::success();
-    auto D = diag(CubinLoc,
-                  "kernel '" + K.Name + "' has a " + Frame +
-                      (Split.PtxKnown ? ", " + std::to_string(Split.Spilled) +
-                                            " bytes of it spills,"
-                                      : std::string()) +
-                      " and no SASS to show where it spills",
-                  Level::Remark);
-    D.note(FrameNote);
-    D.hint("ptxas register allocation",
-           "give gestell an nvdisasm (--nvdisasm, PATH or the triton "
-           "package) to see whether the spills are inside a loop");
-    D.context("stack-without-sass");
+    if (Remarks && (CK->Stack != 0 || CK->Local != 0))
+      reportWithoutSass(F);
     return Error::success();
   }
   const SassFunction *SF = kernelFunction(*Sass, K.Name);
   if (!SF)
     return Error::success();
-
-  unsigned Total = 0, InLoops = 0, LoadsInLoops = 0;
-  uint32_t FirstInLoop = NoIndex, First = NoIndex;
-  std::set<std::string> Ops;
-  const StageFamilies &Families = In.Kernel.families(*Sass);
-  unsigned Spill = Families.familyIndex("spill");
-  for (uint32_t I = 0; I < SF->Instructions.size(); ++I) {
-    StringRef Op = SF->Instructions[I].Opcode;
-    if (!Families.in(SF->Instructions[I], Spill))
-      continue;
-    ++Total;
-    if (First == NoIndex)
-      First = I;
-    if (!SF->CF.inLoop(I))
-      continue;
-    ++InLoops;
-    Ops.insert(Op.split('.').first.str());
-    if (Op.starts_with("LDL"))
-      ++LoadsInLoops;
-    if (FirstInLoop == NoIndex)
-      FirstInLoop = I;
-  }
-  if (Total == 0)
+  Spills S(*SF, In.Kernel.families(*Sass));
+  if (S.Total == 0)
     return Error::success();
-  std::string Bytes = Split.PtxKnown
-                          ? std::to_string(Split.Spilled) + " bytes spilled, "
-                          : std::string();
-  std::string Mixed =
-      Split.LocalArrays ? " (spills and local-array accesses)" : std::string();
+  if (S.InLoops >= MinLoopSpills && S.FirstInLoop != NoIndex)
+    reportInLoop(In, F, *Sass, *SF, S);
+  else
+    reportBelowThreshold(F, *Sass, *SF, S);
+  return Error::success();
+}
 
-  if (InLoops >= MinLoopSpills && FirstInLoop != NoIndex) {
-    const SassInstruction &At = SF->Instructions[FirstInLoop];
-    auto D = diag(locate(*Sass, At),
-                  "kernel '" + K.Name +
-                      "' spills registers inside a loop: " + Bytes +
-                      Twine(InLoops) + " local-memory accesses in loops at " +
-                      Twine(CK->Registers) + " registers");
-    D.source(pythonSource(*Sass, At));
-    D.related(CubinLoc, "the cubin: registers and stack frame");
-    D.note(Twine(InLoops) + " local-memory instructions in loops" + Mixed +
-           " (threshold " + Twine(MinLoopSpills) +
-           "): " + Twine(InLoops - LoadsInLoops) + " STL, " +
-           Twine(LoadsInLoops) + " LDL; " + Twine(Total) + " in the kernel");
-    D.note(CubinLoc, FrameNote);
-    AddLocalArraysNote(D);
-    uint32_t L = outermostLoopOf(SF->CF, FirstInLoop);
-    if (std::optional<DiagLoc> LoopSrc =
-            loopSource(*Sass, *SF, L, optionalTtgir(In.Kernel)))
-      D.note(*LoopSrc, "in the loop at this Python line");
-    D.hint("ptxas register allocation",
-           "the loop needs more registers than ptxas can give each thread "
-           "(at most 255, fewer under maxnreg): shrink the tiles "
-           "(BLOCK_M/BLOCK_N/BLOCK_K) or num_stages, raise num_warps so each "
-           "thread holds less of the tile, or give the computing partition "
-           "of a warp-specialized kernel more registers (maxnreg, "
-           "setmaxnreg budgets)");
-    D.context("spill-in-loop");
-    for (const std::string &Op : Ops)
-      D.context(Op);
-    return Error::success();
-  }
-
-  // Spills outside loops, or fewer in loops than MinLoopSpills: a warning
-  // when ptxas confirms them (the frame exceeds the PTX's own local arrays),
-  // a remark when there is no PTX to tell.
-  bool Confirmed = Split.PtxKnown;
-  if (!Confirmed && !Remarks)
-    return Error::success();
-  const SassInstruction &At =
-      SF->Instructions[FirstInLoop != NoIndex ? FirstInLoop : First];
-  auto D = diag(
-      locate(*Sass, At),
-      "kernel '" + K.Name + "' spills registers" +
-          (!Confirmed ? ""
-           : InLoops  ? ", few of them in loops"
-                      : " outside its loops") +
-          ": " + Bytes + Twine(Total) + " local-memory accesses at " +
-          Twine(CK->Registers) + " registers, " +
-          (InLoops ? Twine(InLoops) + " in loops" : Twine("none in a loop")),
-      Confirmed ? Level::Warning : Level::Remark);
-  D.source(pythonSource(*Sass, At));
-  D.related(CubinLoc, "the cubin: registers and stack frame");
-  D.note(Twine(InLoops) + " local-memory instructions in loops" + Mixed +
-         " (threshold " + Twine(MinLoopSpills) + "), " + Twine(Total) +
-         " in the kernel");
-  D.note(CubinLoc, FrameNote);
-  AddLocalArraysNote(D);
+void RegisterSpillCheck::reportWithoutSass(const Frame &F) {
+  auto D = diag(F.CubinLoc,
+                "kernel '" + F.K.Name + "' has a " + F.Text +
+                    (F.Split.PtxKnown ? ", " + std::to_string(F.Split.Spilled) +
+                                            " bytes of it spills,"
+                                      : std::string()) +
+                    " and no SASS to show where it spills",
+                Level::Remark);
+  D.note(F.Note);
   D.hint("ptxas register allocation",
-         InLoops ? "fewer spills in loops than MinLoopSpills; each is a "
-                   "local-memory access on every iteration, and they show the "
-                   "kernel at its register limit"
-                 : "spills outside loops cost less than spills in one; they "
-                   "show the kernel at its register limit, where a small "
-                   "change can push spills into the loop: shrink the tiles, "
-                   "raise num_warps or give the partition more registers");
-  D.context(InLoops ? "spill-below-threshold" : "spill-outside-loops");
+         "give gestell an nvdisasm (--nvdisasm, PATH or the triton "
+         "package) to see whether the spills are inside a loop");
+  D.context("stack-without-sass");
+}
+
+void RegisterSpillCheck::reportInLoop(CheckInput &In, const Frame &F,
+                                      const SassModule &Sass,
+                                      const SassFunction &SF, const Spills &S) {
+  const SassInstruction &At = SF.Instructions[S.FirstInLoop];
+  auto D = diag(locate(Sass, At),
+                "kernel '" + F.K.Name +
+                    "' spills registers inside a loop: " + F.bytes() +
+                    Twine(S.InLoops) + " local-memory accesses in loops at " +
+                    Twine(F.CK.Registers) + " registers");
+  D.source(pythonSource(Sass, At));
+  D.related(F.CubinLoc, "the cubin: registers and stack frame");
+  D.note(Twine(S.InLoops) + " local-memory instructions in loops" + F.mixed() +
+         " (threshold " + Twine(MinLoopSpills) +
+         "): " + Twine(S.InLoops - S.LoadsInLoops) + " STL, " +
+         Twine(S.LoadsInLoops) + " LDL; " + Twine(S.Total) + " in the kernel");
+  D.note(F.CubinLoc, F.Note);
+  F.noteLocalArrays(D);
+  uint32_t L = outermostLoopOf(SF.CF, S.FirstInLoop);
+  if (std::optional<DiagLoc> LoopSrc =
+          loopSource(Sass, SF, L, optionalTtgir(In.Kernel)))
+    D.note(*LoopSrc, "in the loop at this Python line");
+  D.hint("ptxas register allocation",
+         "the loop needs more registers than ptxas can give each thread "
+         "(at most 255, fewer under maxnreg): shrink the tiles "
+         "(BLOCK_M/BLOCK_N/BLOCK_K) or num_stages, raise num_warps so each "
+         "thread holds less of the tile, or give the computing partition "
+         "of a warp-specialized kernel more registers (maxnreg, "
+         "setmaxnreg budgets)");
+  D.context("spill-in-loop");
+  for (const std::string &Op : S.Ops)
+    D.context(Op);
+}
+
+// Spills outside loops, or fewer in loops than MinLoopSpills: a warning
+// when ptxas confirms them (the frame exceeds the PTX's own local arrays),
+// a remark when there is no PTX to tell.
+void RegisterSpillCheck::reportBelowThreshold(const Frame &F,
+                                              const SassModule &Sass,
+                                              const SassFunction &SF,
+                                              const Spills &S) {
+  bool Confirmed = F.Split.PtxKnown;
+  if (!Confirmed && !Remarks)
+    return;
+  const SassInstruction &At =
+      SF.Instructions[S.FirstInLoop != NoIndex ? S.FirstInLoop : S.First];
+  auto D = diag(locate(Sass, At),
+                "kernel '" + F.K.Name + "' spills registers" +
+                    (!Confirmed  ? ""
+                     : S.InLoops ? ", few of them in loops"
+                                 : " outside its loops") +
+                    ": " + F.bytes() + Twine(S.Total) +
+                    " local-memory accesses at " + Twine(F.CK.Registers) +
+                    " registers, " +
+                    (S.InLoops ? Twine(S.InLoops) + " in loops"
+                               : Twine("none in a loop")),
+                Confirmed ? Level::Warning : Level::Remark);
+  D.source(pythonSource(Sass, At));
+  D.related(F.CubinLoc, "the cubin: registers and stack frame");
+  D.note(Twine(S.InLoops) + " local-memory instructions in loops" + F.mixed() +
+         " (threshold " + Twine(MinLoopSpills) + "), " + Twine(S.Total) +
+         " in the kernel");
+  D.note(F.CubinLoc, F.Note);
+  F.noteLocalArrays(D);
+  D.hint("ptxas register allocation",
+         S.InLoops ? "fewer spills in loops than MinLoopSpills; each is a "
+                     "local-memory access on every iteration, and they show "
+                     "the kernel at its register limit"
+                   : "spills outside loops cost less than spills in one; "
+                     "they show the kernel at its register limit, where a "
+                     "small change can push spills into the loop: shrink the "
+                     "tiles, raise num_warps or give the partition more "
+                     "registers");
+  D.context(S.InLoops ? "spill-below-threshold" : "spill-outside-loops");
   if (!Confirmed)
     D.context("frame-unsplit");
-  return Error::success();
 }
 
 } // namespace gestell::nvidia

@@ -23,6 +23,16 @@ public:
   llvm::Error check(CheckInput &In) override;
 
 private:
+  /// What the check learned of the kernel before its SASS (defined in the
+  /// .cpp), and the spill instructions of its SASS function.
+  struct Frame;
+  struct Spills;
+  void reportWithoutSass(const Frame &F);
+  void reportInLoop(CheckInput &In, const Frame &F, const SassModule &Sass,
+                    const SassFunction &SF, const Spills &S);
+  void reportBelowThreshold(const Frame &F, const SassModule &Sass,
+                            const SassFunction &SF, const Spills &S);
+
   /// Spill instructions (STL/LDL) in loops from which the check warns.
   const unsigned MinLoopSpills;
   /// Report spills that do not reach the warning (outside loops, fewer in

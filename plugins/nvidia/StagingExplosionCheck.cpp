@@ -235,7 +235,71 @@ bool atPythonLine(const SassModule &M, const SassInstruction &I, StringRef File,
   return false;
 }
 
+/// The redundancy a conversion belongs to: its own, or for the second
+/// conversion of a round trip or detour, the first one's; null when it is
+/// needed (or only equivalent to another).
+const RedundantConversion *redundancyOf(ArrayRef<RedundantConversion> All,
+                                        const Operation *Op) {
+  for (const RedundantConversion &R : All) {
+    if (R.Kind == Redundancy::Equivalent)
+      continue;
+    if (R.C->Op == Op ||
+        any_of(R.Next, [&](const Conversion *N) { return N->Op == Op; }))
+      return &R;
+  }
+  return nullptr;
+}
+
+/// The conversions the k-loop pays for every iteration: known to go through
+/// shared memory, in a loop, on every iteration, and not an epilogue's
+/// conversion for its store (coalescing is once-per-tile work).
+bool inLoopBody(const Conversion &C) {
+  if (!C.known() || C.Cost->Cost != ConversionCost::Shared ||
+      C.Op->loopDepth() == 0 || !everyIteration(*C.Op))
+    return false;
+  ElementwiseFlow Flow = followElementwise(*C.Op->Results[0]);
+  return !any_of(Flow.Exits, isMemoryStore);
+}
 } // namespace
+
+struct StagingExplosionCheck::LoopTraffic {
+  const Kernel &K;
+  const SassModule &Sass;
+  const SassFunction &SF;
+  const TtgirModule &Ttgir;
+  uint32_t Loop;
+  const Conversion &C;
+  const RedundantConversion *R; ///< null: the conversion is needed
+  const Operation &Cause;       ///< R's first conversion, else C's
+  DiagLoc Py;                   ///< the conversion's Python line
+  bool Gluon;
+  Counts AtLine;            ///< shared-memory instructions and barriers at Py
+  uint32_t First = NoIndex; ///< the first of them
+  unsigned Mma = 0;         ///< asynchronous MMAs in the loop
+
+  /// Counts the loop's instructions that carry the conversion's line: its
+  /// lowering's shared-memory accesses (fragment staging, LDSM/STSM, or a
+  /// plain shared load or store) and CTA barriers.
+  void count(const StageFamilies &Families) {
+    unsigned StagingFamily = Families.familyIndex("staging"),
+             SharedFamily = Families.familyIndex("shared");
+    for (uint32_t I : loopInstructions(SF.CF, Loop)) {
+      const SassInstruction &X = SF.Instructions[I];
+      if (isSassAsyncMma(X.Opcode))
+        ++Mma;
+      if (!atPythonLine(Sass, X, Py.File, Py.Line))
+        continue;
+      if (Families.in(X, StagingFamily) || Families.in(X, SharedFamily)) {
+        ++AtLine.Of[Staging];
+        ++AtLine.Opcodes[X.Opcode];
+        if (First == NoIndex)
+          First = I;
+      } else if (isSassBarrier(X.Opcode)) {
+        ++AtLine.Of[Barriers];
+      }
+    }
+  }
+};
 
 Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
                                    const SassFunction &SF) {
@@ -252,129 +316,96 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
   if (!Shared)
     return Shared.takeError();
   ModuleConversions &Convs = *Shared;
-  ArrayRef<RedundantConversion> Redundant = Convs.redundant();
   const StageFamilies &Families = In.Kernel.families(Sass);
-  unsigned StagingFamily = Families.familyIndex("staging"),
-           SharedFamily = Families.familyIndex("shared");
-  // The finding each conversion belongs to: its own, or for the second
-  // conversion of a round trip or detour, the first one's.
-  auto RedundancyOf = [&](const Operation *Op) -> const RedundantConversion * {
-    for (const RedundantConversion &R : Redundant) {
-      if (R.Kind == Redundancy::Equivalent)
-        continue;
-      if (R.C->Op == Op ||
-          any_of(R.Next, [&](const Conversion *N) { return N->Op == Op; }))
-        return &R;
-    }
-    return nullptr;
-  };
   std::set<const Operation *> Reported; // causes already reported
   bool Gluon = compiledFromGluon(In.Kernel.kernel());
-  const Kernel &K = In.Kernel.kernel();
   for (const Conversion &C : Convs.all()) {
-    if (!C.known() || C.Cost->Cost != ConversionCost::Shared ||
-        C.Op->loopDepth() == 0 || !everyIteration(*C.Op))
-      continue;
-    // An epilogue's conversion for its store (coalescing) is once-per-tile
-    // work, not the MMA loop's.
-    ElementwiseFlow Flow = followElementwise(*C.Op->Results[0]);
-    if (any_of(Flow.Exits, isMemoryStore))
+    if (!inLoopBody(C))
       continue;
     std::optional<DiagLoc> Py = pythonSource(*Ttgir, *C.Op);
     if (!Py)
       continue;
     // The conversion's shared-memory traffic in a k-loop, by line info.
     for (uint32_t L : KLoops) {
-      std::vector<uint32_t> Insts = loopInstructions(SF.CF, L);
-      // A shared-memory access of a conversion's lowering: fragment
-      // staging (LDSM, STSM) or a plain shared load or store.
-      auto StagingOrShared = [&](const SassInstruction &X) {
-        return Families.in(X, StagingFamily) || Families.in(X, SharedFamily);
-      };
-      Counts AtLine;
-      uint32_t First = NoIndex;
-      unsigned Mma = 0;
-      for (uint32_t I : Insts) {
-        const SassInstruction &X = SF.Instructions[I];
-        if (isSassAsyncMma(X.Opcode))
-          ++Mma;
-        if (!atPythonLine(Sass, X, Py->File, Py->Line))
-          continue;
-        if (StagingOrShared(X)) {
-          ++AtLine.Of[Staging];
-          ++AtLine.Opcodes[X.Opcode];
-          if (First == NoIndex)
-            First = I;
-        } else if (isSassBarrier(X.Opcode)) {
-          ++AtLine.Of[Barriers];
-        }
-      }
-      if (First == NoIndex)
+      const RedundantConversion *R = redundancyOf(Convs.redundant(), C.Op);
+      LoopTraffic T{In.Kernel.kernel(),    Sass, SF,    *Ttgir, L, C, R,
+                    R ? *R->C->Op : *C.Op, *Py,  Gluon, {}};
+      T.count(Families);
+      if (T.First == NoIndex)
         continue;
-      const RedundantConversion *R = RedundancyOf(C.Op);
-      if (!R && !Remarks)
-        break;
-      const Operation &Cause = R ? *R->C->Op : *C.Op;
-      if (!Reported.insert(&Cause).second)
-        break;
-      const SassInstruction &P = SF.Instructions[First];
-      auto D = diag(
-          locate(Sass, P),
-          R ? "the k-loop of kernel '" + K.Name +
-                  "' moves fragments through shared memory for a layout "
-                  "conversion it does not need (" +
-                  redundancyName(R->Kind) + "): " + Twine(AtLine.Of[Staging]) +
-                  " shared-memory instructions at its Python line"
-            : "the k-loop of kernel '" + K.Name +
-                  "' moves fragments through shared memory for a layout "
-                  "conversion: " +
-                  Twine(AtLine.Of[Staging]) +
-                  " shared-memory instructions at its Python line",
-          R ? Level::Warning : Level::Remark);
-      D.source(*Py);
-      D.cause(locate(*Ttgir, Cause));
-      D.related(locate(*Ttgir, *C.Op), "the ttg.convert_layout " + C.SrcText +
-                                           " -> " + C.DstText + " on " +
-                                           C.tensorText());
-      if (&Cause != C.Op)
-        D.related(locate(*Ttgir, Cause),
-                  "the conversion this one undoes or continues");
-      std::set<std::string> Ops;
-      for (const auto &E : AtLine.Opcodes)
-        Ops.insert(E.getKey().str());
-      D.note(Twine(AtLine.Of[Staging]) + " shared-memory instructions (" +
-             join(Ops, ", ") + ") and " + Twine(AtLine.Of[Barriers]) +
-             " CTA barriers in the k-loop carry the conversion's line, "
-             "beside " +
-             Twine(Mma) + " warp-group / tcgen05 MMAs: paid every iteration");
-      if (std::optional<DiagLoc> LoopSrc = loopSource(Sass, SF, L, Ttgir))
-        D.note(*LoopSrc, "in the loop at this Python line");
-      if (R)
-        D.note("triton-redundant-layout-conversion: " +
-               redundancyName(R->Kind) + ", cost " + costName(R->Worst));
-      else
-        D.note("the conversion is needed (no other layout serves both the "
-               "producer and the consumer here): at most a remark");
-      if (Gluon)
-        D.hint("Gluon kernel (the author's gl.convert_layout)",
-               "the kernel converts this tensor in its k-loop with "
-               "gl.convert_layout at the Python line: choose the producer's "
-               "or the consumer's layout so that no conversion is needed");
-      else
-        D.hint("TritonGPU layout conversion (ttg.convert_layout in the loop)",
-               "a pass placed a convert_layout in the k-loop: find it "
-               "(remove-layout-conversions, the MMA or TMEM operand "
-               "lowering) and make producer and consumer agree on the "
-               "layout");
-      D.context(R ? "k-loop-redundant" : "k-loop-needed");
-      D.context(C.SrcText).context(C.DstText);
-      for (const std::string &Op : Ops)
-        D.context(Op);
+      if ((R || Remarks) && Reported.insert(&T.Cause).second)
+        reportLoopTraffic(T);
       break; // one finding per conversion
     }
   }
   return Error::success();
 }
+
+void StagingExplosionCheck::reportLoopTraffic(const LoopTraffic &T) {
+  const RedundantConversion *R = T.R;
+  const Conversion &C = T.C;
+  const TtgirModule &Ttgir = T.Ttgir;
+  unsigned N = T.AtLine.Of[Staging];
+  auto D =
+      diag(locate(T.Sass, T.SF.Instructions[T.First]),
+           R ? "the k-loop of kernel '" + T.K.Name +
+                   "' moves fragments through shared memory for a layout "
+                   "conversion it does not need (" +
+                   redundancyName(R->Kind) + "): " + Twine(N) +
+                   " shared-memory instructions at its Python line"
+             : "the k-loop of kernel '" + T.K.Name +
+                   "' moves fragments through shared memory for a layout "
+                   "conversion: " +
+                   Twine(N) + " shared-memory instructions at its Python line",
+           R ? Level::Warning : Level::Remark);
+  D.source(T.Py);
+  D.cause(locate(Ttgir, T.Cause));
+  D.related(locate(Ttgir, *C.Op), "the ttg.convert_layout " + C.SrcText +
+                                      " -> " + C.DstText + " on " +
+                                      C.tensorText());
+  if (&T.Cause != C.Op)
+    D.related(locate(Ttgir, T.Cause),
+              "the conversion this one undoes or continues");
+  std::set<std::string> Ops;
+  for (const auto &E : T.AtLine.Opcodes)
+    Ops.insert(E.getKey().str());
+  D.note(Twine(N) + " shared-memory instructions (" + join(Ops, ", ") +
+         ") and " + Twine(T.AtLine.Of[Barriers]) +
+         " CTA barriers in the k-loop carry the conversion's line, beside " +
+         Twine(T.Mma) + " warp-group / tcgen05 MMAs: paid every iteration");
+  if (std::optional<DiagLoc> LoopSrc = loopSource(T.Sass, T.SF, T.Loop, &Ttgir))
+    D.note(*LoopSrc, "in the loop at this Python line");
+  if (R)
+    D.note("triton-redundant-layout-conversion: " + redundancyName(R->Kind) +
+           ", cost " + costName(R->Worst));
+  else
+    D.note("the conversion is needed (no other layout serves both the "
+           "producer and the consumer here): at most a remark");
+  if (T.Gluon)
+    D.hint("Gluon kernel (the author's gl.convert_layout)",
+           "the kernel converts this tensor in its k-loop with "
+           "gl.convert_layout at the Python line: choose the producer's "
+           "or the consumer's layout so that no conversion is needed");
+  else
+    D.hint("TritonGPU layout conversion (ttg.convert_layout in the loop)",
+           "a pass placed a convert_layout in the k-loop: find it "
+           "(remove-layout-conversions, the MMA or TMEM operand "
+           "lowering) and make producer and consumer agree on the "
+           "layout");
+  D.context(R ? "k-loop-redundant" : "k-loop-needed");
+  D.context(C.SrcText).context(C.DstText);
+  for (const std::string &Op : Ops)
+    D.context(Op);
+}
+
+struct StagingExplosionCheck::Growth {
+  Counts Head;                 ///< the kernel's counts in all its loops
+  std::optional<Counts> Base;  ///< the baseline's
+  bool Fired[NumMetrics] = {}; ///< the metrics that grew
+  bool Any = false;            ///< some metric grew
+  SmallVector<std::string, 4> Notes;
+  uint32_t At = NoIndex; ///< the instruction to point at
+};
 
 Error StagingExplosionCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
@@ -384,130 +415,123 @@ Error StagingExplosionCheck::check(CheckInput &In) {
   const SassFunction *SF = kernelFunction(*Sass, K.Name);
   if (!SF)
     return Error::success();
-  // The kernel's counts in all its loops (against a baseline), or in the
-  // loop that fires (alone).
-  Counts Head;
-
   // The baseline's SASS, when there is one to compare with.
-  const SassFunction *BaseSF = nullptr;
-  const SassModule *BaseSass = nullptr;
-  if (In.Baseline) {
-    Expected<const SassModule &> B = In.Baseline->sass();
-    if (!B) {
-      Error E = B.takeError();
-      if (!E.isA<MissingStage>())
-        return E;
-      consumeError(std::move(E));
-    } else {
-      BaseSass = &*B;
-      BaseSF = kernelFunction(*B, In.Baseline->kernel().Name);
-    }
-  }
-
-  bool Fired[NumMetrics] = {};
-  bool Growth = false;
-  std::optional<Counts> Base;
-  SmallVector<std::string, 4> Notes;
-  uint32_t At = NoIndex;
-
-  if (BaseSF) {
-    std::vector<uint32_t> HeadLoops = inLoops(*SF);
-    Head = countOf(*SF, HeadLoops, Isa::SASS, In.Kernel.families(*Sass));
-    Base = countOf(*BaseSF, inLoops(*BaseSF), Isa::SASS,
-                   In.Baseline->families(*BaseSass));
-    double Moved = std::fabs(double(Head.Tensor) - double(Base->Tensor));
-    bool Holds = Base->Tensor ? Moved <= TensorTolerance * Base->Tensor
-                              : Head.Tensor == 0;
-    if (Holds) {
-      for (unsigned M = 0; M < NumMetrics; ++M) {
-        unsigned H = Head.Of[M], B = Base->Of[M];
-        double Threshold = std::max(GrowthFactor * B, double(B + MinGrowth));
-        if (H >= Threshold) {
-          Fired[M] = Growth = true;
-          Notes.push_back(std::to_string(H) + " " + SassWhat[M] +
-                          " in loops (baseline " + std::to_string(B) +
-                          ", threshold " + formatRatio(std::ceil(Threshold)) +
-                          ")");
-        }
-      }
-      if (Growth) {
-        Notes.push_back(std::to_string(Head.Tensor) +
-                        " tensor-core instructions in loops (baseline " +
-                        std::to_string(Base->Tensor) + ", holds within " +
-                        formatRatio(TensorTolerance * 100) + "%)");
-        if (Head.Tmem || Base->Tmem)
-          Notes.push_back(std::to_string(Head.Tmem) +
-                          " TMEM instructions in loops (baseline " +
-                          std::to_string(Base->Tmem) + ")");
-        At = pointAt(*SF, HeadLoops, Isa::SASS, Fired, Head, &*Base);
-      }
-    }
-  }
-
-  if (!Growth)
+  const SassModule *BaseSass =
+      In.Baseline ? optionalSass(*In.Baseline) : nullptr;
+  const SassFunction *BaseSF =
+      BaseSass ? kernelFunction(*BaseSass, In.Baseline->kernel().Name)
+               : nullptr;
+  if (!BaseSF)
     return alone(In, *Sass, *SF);
-  if (At == NoIndex)
-    return Error::success();
+  Growth G = measureGrowth(In, *Sass, *SF, *BaseSass, *BaseSF);
+  if (!G.Any)
+    return alone(In, *Sass, *SF);
+  if (G.At != NoIndex)
+    reportGrowth(In, *Sass, *SF, G);
+  return Error::success();
+}
 
-  const SassInstruction &P = SF->Instructions[At];
+StagingExplosionCheck::Growth StagingExplosionCheck::measureGrowth(
+    CheckInput &In, const SassModule &Sass, const SassFunction &SF,
+    const SassModule &BaseSass, const SassFunction &BaseSF) const {
+  Growth G;
+  std::vector<uint32_t> HeadLoops = inLoops(SF);
+  G.Head = countOf(SF, HeadLoops, Isa::SASS, In.Kernel.families(Sass));
+  G.Base = countOf(BaseSF, inLoops(BaseSF), Isa::SASS,
+                   In.Baseline->families(BaseSass));
+  const Counts &Head = G.Head, &Base = *G.Base;
+  double Moved = std::fabs(double(Head.Tensor) - double(Base.Tensor));
+  bool Holds =
+      Base.Tensor ? Moved <= TensorTolerance * Base.Tensor : Head.Tensor == 0;
+  if (!Holds)
+    return G;
+  for (unsigned M = 0; M < NumMetrics; ++M) {
+    unsigned H = Head.Of[M], B = Base.Of[M];
+    double Threshold = std::max(GrowthFactor * B, double(B + MinGrowth));
+    if (H >= Threshold) {
+      G.Fired[M] = G.Any = true;
+      G.Notes.push_back(std::to_string(H) + " " + SassWhat[M] +
+                        " in loops (baseline " + std::to_string(B) +
+                        ", threshold " + formatRatio(std::ceil(Threshold)) +
+                        ")");
+    }
+  }
+  if (!G.Any)
+    return G;
+  G.Notes.push_back(std::to_string(Head.Tensor) +
+                    " tensor-core instructions in loops (baseline " +
+                    std::to_string(Base.Tensor) + ", holds within " +
+                    formatRatio(TensorTolerance * 100) + "%)");
+  if (Head.Tmem || Base.Tmem)
+    G.Notes.push_back(std::to_string(Head.Tmem) +
+                      " TMEM instructions in loops (baseline " +
+                      std::to_string(Base.Tmem) + ")");
+  G.At = pointAt(SF, HeadLoops, Isa::SASS, G.Fired, Head, &Base);
+  return G;
+}
+
+namespace {
+/// The PTX as related evidence: the same metrics before ptxas, against the
+/// baseline's PTX when it has one.
+void notePtxTraffic(DiagnosticBuilder &D, CheckInput &In,
+                    const bool (&Fired)[NumMetrics]) {
+  const PtxModule *Ptx = optionalPtx(In.Kernel);
+  const PtxFunction *PF =
+      Ptx ? kernelFunction(*Ptx, In.Kernel.kernel().Name) : nullptr;
+  if (!PF)
+    return;
+  std::vector<uint32_t> PtxLoops = inLoops(*PF);
+  Counts PH = countOf(*PF, PtxLoops, Isa::PTX, In.Kernel.families(*Ptx));
+  std::optional<Counts> PB;
+  if (In.Baseline)
+    if (const PtxModule *BP = optionalPtx(*In.Baseline))
+      if (const PtxFunction *BF =
+              kernelFunction(*BP, In.Baseline->kernel().Name))
+        PB = countOf(*BF, inLoops(*BF), Isa::PTX, In.Baseline->families(*BP));
+  uint32_t PAt =
+      pointAt(*PF, PtxLoops, Isa::PTX, Fired, PH, PB ? &*PB : nullptr);
+  if (PAt == NoIndex)
+    return;
+  std::string Msg = "the PTX has";
+  bool First = true;
+  for (unsigned M = 0; M < NumMetrics; ++M) {
+    if (!Fired[M])
+      continue;
+    Msg +=
+        (First ? " " : ", ") + std::to_string(PH.Of[M]) + " " + PtxWhat[M] +
+        (PB ? " (baseline " + std::to_string(PB->Of[M]) + ")" : std::string());
+    First = false;
+  }
+  Msg += " in loops";
+  D.related(locate(*Ptx, PF->Instructions[PAt]), "the same traffic in the PTX");
+  D.note(locate(*Ptx, PF->Instructions[PAt]), Msg);
+}
+} // namespace
+
+void StagingExplosionCheck::reportGrowth(CheckInput &In, const SassModule &Sass,
+                                         const SassFunction &SF,
+                                         const Growth &G) {
+  const SassInstruction &P = SF.Instructions[G.At];
   SmallVector<std::string, 3> Names;
   for (unsigned M = 0; M < NumMetrics; ++M)
-    if (Fired[M])
+    if (G.Fired[M])
       Names.push_back(MetricId[M]);
-  std::string What = join(Names, " and ");
   auto D =
-      Growth ? diag(locate(*Sass, P), What + " in loops of kernel '" + K.Name +
-                                          "' grew against the baseline while "
-                                          "the tensor-core work held")
-             : diag(locate(*Sass, P),
-                    What + " in a loop of kernel '" + K.Name +
-                        "' out of proportion to its tensor-core work");
-  std::optional<DiagLoc> Src = pythonSource(*Sass, P);
+      diag(locate(Sass, P), join(Names, " and ") + " in loops of kernel '" +
+                                In.Kernel.kernel().Name +
+                                "' grew against the baseline while "
+                                "the tensor-core work held");
+  std::optional<DiagLoc> Src = pythonSource(Sass, P);
   D.source(Src);
-  for (const std::string &N : Notes)
+  for (const std::string &N : G.Notes)
     D.note(N);
   // The TTGIR, when present, names the loop's `for` line and the layout
   // conversion at the primary instruction's Python line.
   const TtgirModule *Ttgir = optionalTtgir(In.Kernel);
-  if (uint32_t L = outermostLoopOf(SF->CF, At); L != NoIndex)
-    if (std::optional<DiagLoc> LoopSrc = loopSource(*Sass, *SF, L, Ttgir))
+  if (uint32_t L = outermostLoopOf(SF.CF, G.At); L != NoIndex)
+    if (std::optional<DiagLoc> LoopSrc = loopSource(Sass, SF, L, Ttgir))
       D.note(*LoopSrc, "in the loop at this Python line");
-
-  // The PTX as related evidence: the same metrics before ptxas.
-  if (const PtxModule *Ptx = optionalPtx(In.Kernel)) {
-    if (const PtxFunction *PF = kernelFunction(*Ptx, K.Name)) {
-      std::vector<uint32_t> PtxLoops = inLoops(*PF);
-      Counts PH = countOf(*PF, PtxLoops, Isa::PTX, In.Kernel.families(*Ptx));
-      std::optional<Counts> PB;
-      if (Growth && In.Baseline) {
-        if (const PtxModule *BP = optionalPtx(*In.Baseline))
-          if (const PtxFunction *BF =
-                  kernelFunction(*BP, In.Baseline->kernel().Name))
-            PB = countOf(*BF, inLoops(*BF), Isa::PTX,
-                         In.Baseline->families(*BP));
-      }
-      uint32_t PAt =
-          pointAt(*PF, PtxLoops, Isa::PTX, Fired, PH, PB ? &*PB : nullptr);
-      if (PAt != NoIndex) {
-        std::string Msg = "the PTX has";
-        bool First = true;
-        for (unsigned M = 0; M < NumMetrics; ++M) {
-          if (!Fired[M])
-            continue;
-          Msg += (First ? " " : ", ") + std::to_string(PH.Of[M]) + " " +
-                 PtxWhat[M] +
-                 (PB ? " (baseline " + std::to_string(PB->Of[M]) + ")"
-                     : std::string());
-          First = false;
-        }
-        Msg += " in loops";
-        D.related(locate(*Ptx, PF->Instructions[PAt]),
-                  "the same traffic in the PTX");
-        D.note(locate(*Ptx, PF->Instructions[PAt]), Msg);
-      }
-    }
-  }
-
+  notePtxTraffic(D, In, G.Fired);
   if (Src && Ttgir)
     if (const Operation *Cvt = conversionAt(*Ttgir, *Src)) {
       D.related(locate(*Ttgir, *Cvt),
@@ -525,8 +549,7 @@ Error StagingExplosionCheck::check(CheckInput &In) {
   D.context("growth");
   for (const std::string &N : Names)
     D.context(N);
-  D.context(opcodeList(Head, Fired, Isa::SASS));
-  return Error::success();
+  D.context(opcodeList(G.Head, G.Fired, Isa::SASS));
 }
 
 } // namespace gestell::nvidia

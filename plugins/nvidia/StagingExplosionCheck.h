@@ -36,6 +36,17 @@ private:
   /// Without a baseline: the k-loop's conversions (see above).
   llvm::Error alone(CheckInput &In, const SassModule &Sass,
                     const SassFunction &SF);
+  /// One conversion's shared-memory traffic in one k-loop (the .cpp
+  /// defines it), reported by alone().
+  struct LoopTraffic;
+  void reportLoopTraffic(const LoopTraffic &T);
+  /// With a baseline: the metrics that grew while the tensor-core work held.
+  struct Growth;
+  Growth measureGrowth(CheckInput &In, const SassModule &Sass,
+                       const SassFunction &SF, const SassModule &BaseSass,
+                       const SassFunction &BaseSF) const;
+  void reportGrowth(CheckInput &In, const SassModule &Sass,
+                    const SassFunction &SF, const Growth &G);
   /// With a baseline: a metric fires when it is at least GrowthFactor times
   /// the baseline's and at least MinGrowth instructions more.
   const double GrowthFactor;

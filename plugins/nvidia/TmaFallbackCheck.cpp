@@ -130,7 +130,59 @@ unsigned smNumber(StringRef Target) {
   return Target.getAsInteger(10, N) ? 0 : N;
 }
 
+/// Does any instruction of the module have the family table's `tma`
+/// mapping?
+template <typename ModuleT>
+bool anyTma(const ModuleT &M, const StageFamilies &Families,
+            unsigned TmaMapping) {
+  for (const auto &F : M.Functions)
+    for (const auto &I : F.Instructions)
+      if (Families.mapping(I) == TmaMapping)
+        return true;
+  return false;
+}
+
+std::string plural(unsigned N, StringRef What) {
+  return utostr(N) + " " + What.str() + (N == 1 ? "" : "s");
+}
 } // namespace
+
+struct TmaFallbackCheck::IrStages {
+  std::vector<std::unique_ptr<TtgirModule>> Owned; ///< .source, .ttir
+  /// Descriptor uses of each stage that parses, earliest first.
+  std::vector<std::pair<const TtgirModule *, DescriptorUse>> Stages;
+  const TtgirModule *AskedIn = nullptr; ///< the first stage with an access
+  const DescriptorUse *Asked = nullptr;
+
+  /// A stage that does not parse is no evidence either way.
+  explicit IrStages(KernelView &V) {
+    const Kernel &K = V.kernel();
+    for (Stage S : {Stage::Source, Stage::TTIR, Stage::TTGIR}) {
+      if (!K.has(S))
+        continue;
+      const TtgirModule *M = nullptr;
+      if (S == Stage::TTGIR) {
+        if (!(M = optionalTtgir(V)))
+          continue;
+      } else {
+        Expected<std::unique_ptr<TtgirModule>> T = parseTtgir(K.path(S));
+        if (!T) {
+          consumeError(T.takeError());
+          continue;
+        }
+        Owned.push_back(std::move(*T));
+        M = Owned.back().get();
+      }
+      Stages.push_back({M, descriptorsIn(*M, S)});
+    }
+    for (const auto &[M, U] : Stages)
+      if (U.FirstAccess) {
+        AskedIn = M;
+        Asked = &U;
+        break;
+      }
+  }
+};
 
 Error TmaFallbackCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
@@ -145,19 +197,11 @@ Error TmaFallbackCheck::check(CheckInput &In) {
     return createStringError(inconvertibleErrorCode(),
                              "the instruction family table has no 'tma' "
                              "mapping");
-  for (const PtxFunction &F : Ptx->Functions)
-    for (const PtxInstruction &I : F.Instructions)
-      if (PtxFamilies.mapping(I) == TmaMapping)
-        return Error::success();
-  const SassModule *Sass = nullptr;
-  const StageFamilies *SassFamilies = nullptr;
-  if ((Sass = optionalSass(In.Kernel))) {
-    SassFamilies = &In.Kernel.families(*Sass);
-    for (const SassFunction &F : Sass->Functions)
-      for (const SassInstruction &I : F.Instructions)
-        if (SassFamilies->mapping(I) == TmaMapping)
-          return Error::success();
-  }
+  if (anyTma(*Ptx, PtxFamilies, TmaMapping))
+    return Error::success();
+  const SassModule *Sass = optionalSass(In.Kernel);
+  if (Sass && anyTma(*Sass, In.Kernel.families(*Sass), TmaMapping))
+    return Error::success();
 
   // Nothing to report unless some IR stage names a descriptor access: a
   // look at the text of .source and .ttir before parsing them (the .ttgir
@@ -168,62 +212,36 @@ Error TmaFallbackCheck::check(CheckInput &In) {
     if (!T || !descriptorsIn(*T, Stage::TTGIR).FirstAccess)
       return Error::success();
   }
+  IrStages Ir(In.Kernel);
+  if (Ir.Asked)
+    report(In, *Ptx, Sass, Ir);
+  return Error::success();
+}
 
-  // Descriptors in the IR stages, earliest first. A stage that does not
-  // parse is no evidence either way.
-  std::vector<std::unique_ptr<TtgirModule>> Owned;
-  std::vector<std::pair<const TtgirModule *, DescriptorUse>> Stages;
-  for (Stage S : {Stage::Source, Stage::TTIR, Stage::TTGIR}) {
-    if (!K.has(S))
-      continue;
-    const TtgirModule *M = nullptr;
-    if (S == Stage::TTGIR) {
-      if (!(M = optionalTtgir(In.Kernel)))
-        continue;
-    } else {
-      Expected<std::unique_ptr<TtgirModule>> T = parseTtgir(K.path(S));
-      if (!T) {
-        consumeError(T.takeError());
-        continue;
-      }
-      Owned.push_back(std::move(*T));
-      M = Owned.back().get();
-    }
-    Stages.push_back({M, descriptorsIn(*M, S)});
-  }
-  const TtgirModule *AskedIn = nullptr;
-  const DescriptorUse *Asked = nullptr;
-  for (const auto &[M, U] : Stages)
-    if (U.FirstAccess) {
-      AskedIn = M;
-      Asked = &U;
-      break;
-    }
-  if (!Asked)
-    return Error::success();
-
-  const Operation &Op = *Asked->FirstAccess;
-  StringRef StageName = stageSuffix(Asked->S);
-  auto Plural = [](unsigned N, StringRef What) {
-    return utostr(N) + " " + What.str() + (N == 1 ? "" : "s");
-  };
+void TmaFallbackCheck::report(CheckInput &In, const PtxModule &Ptx,
+                              const SassModule *Sass, const IrStages &Ir) {
+  const Kernel &K = In.Kernel.kernel();
+  const DescriptorUse &Asked = *Ir.Asked;
+  const Operation &Op = *Asked.FirstAccess;
+  StringRef StageName = stageSuffix(Asked.S);
   SmallVector<std::string, 3> Parts;
-  if (Asked->Loads)
-    Parts.push_back(Plural(Asked->Loads, "descriptor load"));
-  if (Asked->Stores)
-    Parts.push_back(Plural(Asked->Stores, "descriptor store"));
+  if (Asked.Loads)
+    Parts.push_back(plural(Asked.Loads, "descriptor load"));
+  if (Asked.Stores)
+    Parts.push_back(plural(Asked.Stores, "descriptor store"));
   std::string Accesses = join(Parts, " and ");
-  auto D = diag(DiagLoc::artifact(Asked->S, AskedIn->Path, Op.Line, Op.Column),
-                "tensor descriptors lowered without TMA in kernel '" + K.Name +
-                    "': " + Accesses + " in the " + StageName +
-                    ", no TMA copy in the PTX" + (Sass ? " or SASS" : ""));
-  std::optional<DiagLoc> Src = pythonSource(*AskedIn, Op);
+  auto D =
+      diag(DiagLoc::artifact(Asked.S, Ir.AskedIn->Path, Op.Line, Op.Column),
+           "tensor descriptors lowered without TMA in kernel '" + K.Name +
+               "': " + Accesses + " in the " + StageName +
+               ", no TMA copy in the PTX" + (Sass ? " or SASS" : ""));
+  std::optional<DiagLoc> Src = pythonSource(*Ir.AskedIn, Op);
   D.source(Src);
 
   // Where the later stages lost them, and what they use instead.
   SmallVector<std::string, 2> Without;
-  for (const auto &[M, U] : Stages) {
-    if (U.S == Asked->S)
+  for (const auto &[M, U] : Ir.Stages) {
+    if (U.S == Asked.S)
       continue;
     if (!U.FirstAccess)
       Without.push_back(stageSuffix(U.S).str());
@@ -233,40 +251,42 @@ Error TmaFallbackCheck::check(CheckInput &In) {
             DiagLoc::artifact(U.S, M->Path, Instead->Line, Instead->Column),
             "the " + stageSuffix(U.S) + " accesses it with " + Instead->Name);
   }
-  const PtxFunction *PF = kernelFunction(*Ptx, K.Name);
+  const StageFamilies &PtxFamilies = In.Kernel.families(Ptx);
+  const PtxFunction *PF = kernelFunction(Ptx, K.Name);
   unsigned Global = PtxFamilies.familyIndex("global");
   if (Src && PF)
     for (const PtxInstruction &I : PF->Instructions) {
       if (!PtxFamilies.in(I, Global))
         continue;
-      std::optional<DiagLoc> L = pythonSource(*Ptx, I);
+      std::optional<DiagLoc> L = pythonSource(Ptx, I);
       if (L && L->File == Src->File && L->Line == Src->Line) {
-        D.related(locate(*Ptx, I), "the PTX accesses it with " + I.Opcode);
+        D.related(locate(Ptx, I), "the PTX accesses it with " + I.Opcode);
         break;
       }
     }
 
   std::string Counted = join(Parts, ", ");
   D.note(Counted + (Parts.empty() ? "" : " and ") +
-         Plural(Asked->Made, "other descriptor op") + " in the " + StageName +
+         plural(Asked.Made, "other descriptor op") + " in the " + StageName +
          (Without.empty() ? std::string()
                           : "; none left in the " + join(Without, " and ")));
   std::string NoCopies =
       "0 TMA copies (cp.async.bulk.tensor) in the PTX" +
       std::string(Sass ? ", 0 (UTMALDG, UTMASTG) in the SASS" : "");
   if (PF)
-    D.note(locate(*Ptx, *PF), NoCopies);
+    D.note(locate(Ptx, *PF), NoCopies);
   else
     D.note(NoCopies);
-  unsigned Sm = smNumber(Ptx->Target);
+  unsigned Sm = smNumber(Ptx.Target);
   if (Sm && Sm < 90)
-    D.note("target " + Ptx->Target.split(',').first.trim() +
+    D.note("target " + Ptx.Target.split(',').first.trim() +
            " has no TMA (sm_90 and newer)");
   if (Sass) {
-    unsigned Spills = 0, Spill = SassFamilies->familyIndex("spill");
+    const StageFamilies &SassFamilies = In.Kernel.families(*Sass);
+    unsigned Spills = 0, Spill = SassFamilies.familyIndex("spill");
     for (const SassFunction &F : Sass->Functions)
       for (const SassInstruction &I : F.Instructions)
-        Spills += SassFamilies->in(I, Spill);
+        Spills += SassFamilies.in(I, Spill);
     if (Spills)
       D.note("the fallback code spills: " + utostr(Spills) +
              " STL/LDL in the SASS (nvidia-register-spill)");
@@ -285,9 +305,8 @@ Error TmaFallbackCheck::check(CheckInput &In) {
            "at least 16 bytes), 16-byte alignment of the base address and "
            "strides, and the element type");
   D.context("tma-fallback");
-  for (const std::string &Name : Asked->Ops)
+  for (const std::string &Name : Asked.Ops)
     D.context(Name);
-  return Error::success();
 }
 
 } // namespace gestell::nvidia

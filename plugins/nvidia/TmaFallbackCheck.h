@@ -21,6 +21,13 @@ public:
   static CheckInfo info();
   TmaFallbackCheck(llvm::StringRef Name, CheckContext &Context);
   llvm::Error check(CheckInput &In) override;
+
+private:
+  /// The IR stages' descriptor uses and the first stage that asks for one
+  /// (the .cpp defines them).
+  struct IrStages;
+  void report(CheckInput &In, const PtxModule &Ptx, const SassModule *Sass,
+              const IrStages &Ir);
 };
 
 } // namespace gestell::nvidia
