@@ -12,6 +12,10 @@
                                         tools/update_expectations.py
   docs/checks/<id>.md                   the doc page, and its row in
                                         docs/checks/README.md, sorted by id
+                                        (the row tools/check_docs.py
+                                        generates from the check's
+                                        metadata; ctest docs.checks
+                                        compares)
 
 Out of tree (--root names a project without gestell's sdk/, e.g. a copy of
 plugins/example): the class goes to <root>/ (or <root>/plugins/<module>/
@@ -141,6 +145,17 @@ private:
         view = f"""  Expected<const {typ} &> View = In.Kernel.{acc}();
   if (!View)
     return View.takeError();
+"""
+        if first in ("ptx", "sass"):
+            fn = "PtxFunction" if first == "ptx" else "SassFunction"
+            include = ('#include "gestell/utils/KernelCode.h"\n' + include)
+            view += f"""  // The kernel's own function, and its loops (F->CF; outermostLoops,
+  // loopInstructions: gestell/utils/KernelCode.h).
+  const {fn} *F = kernelFunction(*View, In.Kernel.kernel().Name);
+  if (!F)
+    return Error::success();
+"""
+        view += """  // A stage used only to say more: gestell/utils/OptionalStages.h.
   // Report with:
   //   diag(locate(*View, I), "what is wrong, lowercase, no period")
   //       .source(pythonSource(*View, I))
