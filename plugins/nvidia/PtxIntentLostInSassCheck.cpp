@@ -186,18 +186,18 @@ struct PtxIntentLostInSassCheck::PtxasNotes {
 
 Error PtxIntentLostInSassCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
+  // The SASS (or ptxas's notes) first: without either there is nothing to
+  // compare the PTX with, and the PTX is not read.
+  const SassModule *Sass = optionalSass(In.Kernel);
+  const SassFunction *SF = Sass ? kernelFunction(*Sass, K.Name) : nullptr;
+  if (!SF && Ptxas.empty())
+    return Error::success();
   Expected<const PtxModule &> Ptx = In.Kernel.ptx();
   if (!Ptx)
     return Ptx.takeError();
   const PtxFunction *PF = kernelFunction(*Ptx, K.Name);
   if (!PF)
     return Error::success();
-  const SassModule *Sass = nullptr;
-  const SassFunction *SF = nullptr;
-  if ((Sass = optionalSass(In.Kernel)))
-    SF = kernelFunction(*Sass, K.Name);
-  if (!SF && Ptxas.empty())
-    return Error::success(); // nothing to compare the PTX with
   Code C{K,
          *Ptx,
          *PF,

@@ -173,8 +173,21 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   if (!Cubin)
     return Cubin.takeError();
   const CubinKernel *CK = cubinEntry(*Cubin, K.Name);
-  if (!CK)
+  // No local memory at all: nothing spilled, and no other stage is read.
+  if (!CK || (CK->Stack == 0 && CK->Local == 0))
     return Error::success();
+  // The SASS's spill instructions first: without any there is nothing to
+  // report, and the PTX is not read.
+  const SassModule *Sass = optionalSass(In.Kernel);
+  const SassFunction *SF = Sass ? kernelFunction(*Sass, K.Name) : nullptr;
+  if (Sass ? !SF : !Remarks)
+    return Error::success();
+  std::optional<Spills> S;
+  if (SF) {
+    S.emplace(*SF, In.Kernel.families(*Sass));
+    if (S->Total == 0)
+      return Error::success();
+  }
   // Local memory the PTX itself declares (libdevice's sin/cos reduction
   // tables, local arrays) is not a spill: ptxas -v reports 0 bytes spilled
   // for a frame that holds only that. A spill is the frame beyond it.
@@ -182,30 +195,21 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   if (Split.PtxKnown && Split.Spilled == 0)
     return Error::success();
   std::string Text = "stack frame of " + std::to_string(CK->Stack) + " bytes";
-  Frame F{K,     *CK,
-          Split, DiagLoc::artifact(Stage::Cubin, Cubin->Path),
-          Text,  frameNote(*CK, K, Split, Text)};
+  Frame F{K,           *CK,
+          Split,       DiagLoc::artifact(Stage::Cubin, Cubin->Path),
+          Text,        frameNote(*CK, K, Split, Text),
+          std::nullopt};
   if (Split.LocalArrays)
     if (const PtxModule *Ptx = optionalPtx(In.Kernel))
       F.LocalArrays =
           DiagLoc::artifact(Stage::PTX, Ptx->Path, Split.LocalLine, 2);
 
-  const SassModule *Sass = optionalSass(In.Kernel);
-  if (!Sass) {
-    if (Remarks && (CK->Stack != 0 || CK->Local != 0))
-      reportWithoutSass(F);
-    return Error::success();
-  }
-  const SassFunction *SF = kernelFunction(*Sass, K.Name);
-  if (!SF)
-    return Error::success();
-  Spills S(*SF, In.Kernel.families(*Sass));
-  if (S.Total == 0)
-    return Error::success();
-  if (S.InLoops >= MinLoopSpills && S.FirstInLoop != NoIndex)
-    reportInLoop(In, F, *Sass, *SF, S);
+  if (!Sass)
+    reportWithoutSass(F);
+  else if (S->InLoops >= MinLoopSpills && S->FirstInLoop != NoIndex)
+    reportInLoop(In, F, *Sass, *SF, *S);
   else
-    reportBelowThreshold(F, *Sass, *SF, S);
+    reportBelowThreshold(F, *Sass, *SF, *S);
   return Error::success();
 }
 

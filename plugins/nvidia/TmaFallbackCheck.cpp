@@ -186,11 +186,24 @@ struct TmaFallbackCheck::IrStages {
 
 Error TmaFallbackCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
+  // Nothing to report unless some IR stage names a descriptor access: a
+  // look at the text of .source and .ttir before parsing them (the .ttgir
+  // is parsed anyway, and shared with the other checks). Only then are the
+  // PTX and SASS read.
+  if (!mayNameDescriptorAccess(K, Stage::Source) &&
+      !mayNameDescriptorAccess(K, Stage::TTIR)) {
+    const TtgirModule *T = optionalTtgir(In.Kernel);
+    if (!T || !descriptorsIn(*T, Stage::TTGIR).FirstAccess)
+      return Error::success();
+  }
+  IrStages Ir(In.Kernel);
+  if (!Ir.Asked)
+    return Error::success();
+
+  // TMA in the PTX and SASS: the `tma` mapping of the family table.
   Expected<const PtxModule &> Ptx = In.Kernel.ptx();
   if (!Ptx)
     return Ptx.takeError();
-
-  // TMA in the PTX and SASS: the `tma` mapping of the family table.
   const StageFamilies &PtxFamilies = In.Kernel.families(*Ptx);
   unsigned TmaMapping = PtxFamilies.mappingIndex("tma");
   if (TmaMapping == NoFamily)
@@ -202,19 +215,7 @@ Error TmaFallbackCheck::check(CheckInput &In) {
   const SassModule *Sass = optionalSass(In.Kernel);
   if (Sass && anyTma(*Sass, In.Kernel.families(*Sass), TmaMapping))
     return Error::success();
-
-  // Nothing to report unless some IR stage names a descriptor access: a
-  // look at the text of .source and .ttir before parsing them (the .ttgir
-  // is parsed anyway, and shared with the other checks).
-  if (!mayNameDescriptorAccess(K, Stage::Source) &&
-      !mayNameDescriptorAccess(K, Stage::TTIR)) {
-    const TtgirModule *T = optionalTtgir(In.Kernel);
-    if (!T || !descriptorsIn(*T, Stage::TTGIR).FirstAccess)
-      return Error::success();
-  }
-  IrStages Ir(In.Kernel);
-  if (Ir.Asked)
-    report(In, *Ptx, Sass, Ir);
+  report(In, *Ptx, Sass, Ir);
   return Error::success();
 }
 
