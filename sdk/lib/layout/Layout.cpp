@@ -741,23 +741,44 @@ Error readNvidiaMma(Reader &R, Layout &L) {
   return Error::success();
 }
 
+/// The bases of the input dims Ins of a linear or shared_linear layout:
+/// the first Required of them must be there, another one absent has none.
+Error readInDims(Reader &R, ArrayRef<const char *> Ins, size_t Required,
+                 bool Distributed, std::vector<LinearLayout::InDim> &Out,
+                 int &Rank) {
+  for (auto [K, In] : enumerate(Ins)) {
+    LinearLayout::InDim D{In, {}};
+    if (R.A.get(In)) {
+      Expected<std::vector<LinearLayout::Basis>> B =
+          R.bases(In, Rank, Distributed);
+      if (!B)
+        return B.takeError();
+      D.Bases = std::move(*B);
+    } else if (K < Required) {
+      return R.missing(In);
+    }
+    Out.push_back(std::move(D));
+  }
+  return Error::success();
+}
+
+/// L's linear layout from its input dims, which must cover What.
+Error setLinear(Reader &R, Layout &L, std::vector<LinearLayout::InDim> Ins,
+                unsigned Rank, StringRef What) {
+  L.Linear =
+      LinearLayout::inferOutSizes(std::move(Ins), standardOutDimNames(Rank));
+  if (!L.Linear.isSurjective())
+    return R.fail("the bases do not cover the " + What + " (not surjective)");
+  return Error::success();
+}
+
 Error readLinear(Reader &R, Layout &L) {
   std::vector<LinearLayout::InDim> Ins;
   int Rank = -1;
-  for (const char *In : {"register", "lane", "warp", "block"}) {
-    if (!R.A.get(In))
-      return R.missing(In);
-    Expected<std::vector<LinearLayout::Basis>> B =
-        R.bases(In, Rank, /*Distributed=*/true);
-    if (!B)
-      return B.takeError();
-    Ins.push_back({In, std::move(*B)});
-  }
-  L.Linear = LinearLayout::inferOutSizes(
-      std::move(Ins), standardOutDimNames(std::max(Rank, 0)));
-  if (!L.Linear.isSurjective())
-    return R.fail("the bases do not cover the tensor (not surjective)");
-  return Error::success();
+  if (Error E = readInDims(R, {"register", "lane", "warp", "block"}, 4,
+                           /*Distributed=*/true, Ins, Rank))
+    return E;
+  return setLinear(R, L, std::move(Ins), std::max(Rank, 0), "tensor");
 }
 
 Error readSwizzledShared(Reader &R, Layout &L) {
@@ -801,31 +822,16 @@ Error readNvmmaShared(Reader &R, Layout &L) {
 Error readSharedLinear(Reader &R, Layout &L) {
   std::vector<LinearLayout::InDim> Ins;
   int Rank = -1;
-  for (const char *In : {"offset", "block"}) {
-    const Attribute *V = R.A.get(In);
-    if (!V && StringRef(In) == "offset")
-      return R.missing(In);
-    LinearLayout::InDim D{In, {}};
-    if (V) {
-      Expected<std::vector<LinearLayout::Basis>> B =
-          R.bases(In, Rank, /*Distributed=*/false);
-      if (!B)
-        return B.takeError();
-      D.Bases = std::move(*B);
-    }
-    Ins.push_back(std::move(D));
-  }
+  if (Error E = readInDims(R, {"offset", "block"}, 1, /*Distributed=*/false,
+                           Ins, Rank))
+    return E;
   if (Rank <= 0)
     return R.fail("empty layout");
   if (Error E = R.integer("alignment", L.Alignment))
     return E;
   if (!isPowerOf2_32(L.Alignment))
     return R.fail("alignment must be a positive power of two");
-  L.Linear =
-      LinearLayout::inferOutSizes(std::move(Ins), standardOutDimNames(Rank));
-  if (!L.Linear.isSurjective())
-    return R.fail("the bases do not cover the buffer (not surjective)");
-  return Error::success();
+  return setLinear(R, L, std::move(Ins), Rank, "buffer");
 }
 
 Error readTensorMemory(Reader &R, Layout &L) {
