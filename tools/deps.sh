@@ -7,6 +7,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 apt_packages=(
   cmake ninja-build g++ pkg-config
   llvm-22-dev llvm-22-tools libzstd-dev     # LLVM Support/Object, lit, FileCheck
+  clang-tidy-22                              # function size (ctest tidy.function-size)
   libtomlplusplus-dev                        # config and rule packs
   zlib1g-dev                                 # libz.a: gzip traces, linked in
   libboost-dev                               # Boost.DLL for plugins (header-only)

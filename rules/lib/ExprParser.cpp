@@ -60,7 +60,7 @@ constexpr unsigned MaxDepth = 200;
 constexpr unsigned MaxHeight = 1000;
 
 constexpr StringRef ResourceNames[] = {
-    "registers",     "stack",        "local",       "shared_static",
+    "registers",      "stack",         "local",        "shared_static",
     "shared_dynamic", "blocks_per_sm", "warps_per_sm", "occupancy"};
 
 class Parser {
@@ -79,6 +79,16 @@ private:
 
   // Lexing.
   Error lex();
+  Error lexNumber(size_t &I);
+  Error lexString(size_t &I);
+  Error lexOperator(size_t &I);
+  void push(Tok K, size_t Begin, size_t End) {
+    Token T;
+    T.K = K;
+    T.Offset = Begin;
+    T.Text = Text.slice(Begin, End);
+    Tokens.push_back(std::move(T));
+  }
 
   // Parsing.
   const Token &peek(unsigned Ahead = 0) const {
@@ -108,6 +118,12 @@ private:
   Expected<Parsed> parseUnary(unsigned Depth);
   Expected<Parsed> parsePrimary(unsigned Depth);
   Expected<Parsed> parseMetric();
+  Error parseQualifiers(Metric &M, bool &StageWritten);
+  Error parseMeasure(Metric &M, bool StageWritten, size_t Start);
+  Error parseCalledMeasure(Metric &M, const Token &Name, bool StageWritten);
+  Error parseOpcode(Metric &M, const Token &Name, bool StageWritten);
+  Error unknownMeasure(const Metric &M, const Token &Name, bool StageWritten);
+  Error parseScope(Metric &M);
   Expected<std::string> parseCallArgument(const Token &Callee);
 
   Error needNumber(const Parsed &P) const;
@@ -167,157 +183,135 @@ std::string Parser::describe(const Token &T) const {
 
 Error Parser::lex() {
   size_t I = 0, N = Text.size();
-  auto push = [&](Tok K, size_t Begin, size_t End) {
-    Token T;
-    T.K = K;
-    T.Offset = Begin;
-    T.Text = Text.slice(Begin, End);
-    Tokens.push_back(std::move(T));
-  };
   while (I < N) {
     char C = Text[I];
     if (C == ' ' || C == '\t' || C == '\n' || C == '\r') {
       ++I;
       continue;
     }
-    size_t Begin = I;
-    if (isDigit(C)) {
-      while (I < N && isDigit(Text[I]))
-        ++I;
-      if (I + 1 < N && Text[I] == '.' && isDigit(Text[I + 1])) {
-        ++I;
-        while (I < N && isDigit(Text[I]))
-          ++I;
-      }
-      if (I < N && (isAlpha(Text[I]) || Text[I] == '_'))
-        return errorAt(I, "expected an operator after the number '" +
-                              Text.slice(Begin, I) + "'");
-      push(Tok::Number, Begin, I);
-      double V = 0;
-      auto R = std::from_chars(Text.data() + Begin, Text.data() + I, V);
-      if (R.ec != std::errc() || !std::isfinite(V))
-        return errorAt(Begin, "number out of range");
-      Tokens.back().Num = V;
-      continue;
-    }
     if (isAlpha(C) || C == '_') {
+      size_t Begin = I;
       while (I < N && (isAlnum(Text[I]) || Text[I] == '_'))
         ++I;
       push(Tok::Ident, Begin, I);
       continue;
     }
-    if (C == '"') {
-      std::string S;
-      ++I;
-      bool Closed = false;
-      while (I < N) {
-        char D = Text[I];
-        if (D == '"') {
-          Closed = true;
-          ++I;
-          break;
-        }
-        if (D == '\\') {
-          if (I + 1 < N && (Text[I + 1] == '"' || Text[I + 1] == '\\')) {
-            S += Text[I + 1];
-            I += 2;
-            continue;
-          }
-          return errorAt(I, "unknown escape in string (only \\\" and \\\\)");
-        }
-        if (D == '\n')
-          break;
-        if (static_cast<unsigned char>(D) < 0x20)
-          return errorAt(I, "control character in string");
-        S += D;
-        ++I;
-      }
-      if (!Closed)
-        return errorAt(Begin, "unterminated string");
-      push(Tok::String, Begin, I);
-      Tokens.back().Str = std::move(S);
-      continue;
-    }
-    auto two = [&](char Next) { return I + 1 < N && Text[I + 1] == Next; };
-    switch (C) {
-    case '(':
-      push(Tok::LParen, I, I + 1);
-      ++I;
-      continue;
-    case ')':
-      push(Tok::RParen, I, I + 1);
-      ++I;
-      continue;
-    case '.':
-      push(Tok::Dot, I, I + 1);
-      ++I;
-      continue;
-    case '+':
-      push(Tok::Plus, I, I + 1);
-      ++I;
-      continue;
-    case '-':
-      push(Tok::Minus, I, I + 1);
-      ++I;
-      continue;
-    case '*':
-      push(Tok::Star, I, I + 1);
-      ++I;
-      continue;
-    case '/':
-      push(Tok::Slash, I, I + 1);
-      ++I;
-      continue;
-    case '<':
-      if (two('=')) {
-        push(Tok::Le, I, I + 2);
-        I += 2;
-      } else {
-        push(Tok::Lt, I, I + 1);
-        ++I;
-      }
-      continue;
-    case '>':
-      if (two('=')) {
-        push(Tok::Ge, I, I + 2);
-        I += 2;
-      } else {
-        push(Tok::Gt, I, I + 1);
-        ++I;
-      }
-      continue;
-    case '=':
-      if (two('=')) {
-        push(Tok::EqEq, I, I + 2);
-        I += 2;
-        continue;
-      }
-      return errorAt(I, "unexpected '='; did you mean '=='?");
-    case '!':
-      if (two('=')) {
-        push(Tok::Ne, I, I + 2);
-        I += 2;
-        continue;
-      }
-      return errorAt(I, "unexpected '!'; write 'not'");
-    case '&':
-      return errorAt(I, "unexpected '&'; write 'and'");
-    case '|':
-      return errorAt(I, "unexpected '|'; write 'or'");
-    case '\'':
-      return errorAt(I, "strings are written in double quotes");
-    default:
-      break;
-    }
-    if (isPrint(C))
-      return errorAt(I, Twine("unexpected character '") + Twine(C) + "'");
-    return errorAt(I, "unexpected byte 0x" + utohexstr(uint8_t(C), true, 2));
+    Error E = isDigit(C) ? lexNumber(I)
+              : C == '"' ? lexString(I)
+                         : lexOperator(I);
+    if (E)
+      return E;
   }
   Token End;
   End.K = Tok::End;
   End.Offset = N;
   Tokens.push_back(std::move(End));
   return Error::success();
+}
+
+Error Parser::lexNumber(size_t &I) {
+  size_t Begin = I, N = Text.size();
+  while (I < N && isDigit(Text[I]))
+    ++I;
+  if (I + 1 < N && Text[I] == '.' && isDigit(Text[I + 1])) {
+    ++I;
+    while (I < N && isDigit(Text[I]))
+      ++I;
+  }
+  if (I < N && (isAlpha(Text[I]) || Text[I] == '_'))
+    return errorAt(I, "expected an operator after the number '" +
+                          Text.slice(Begin, I) + "'");
+  push(Tok::Number, Begin, I);
+  double V = 0;
+  auto R = std::from_chars(Text.data() + Begin, Text.data() + I, V);
+  if (R.ec != std::errc() || !std::isfinite(V))
+    return errorAt(Begin, "number out of range");
+  Tokens.back().Num = V;
+  return Error::success();
+}
+
+Error Parser::lexString(size_t &I) {
+  size_t Begin = I, N = Text.size();
+  std::string S;
+  ++I;
+  bool Closed = false;
+  while (I < N) {
+    char D = Text[I];
+    if (D == '"') {
+      Closed = true;
+      ++I;
+      break;
+    }
+    if (D == '\\') {
+      if (I + 1 < N && (Text[I + 1] == '"' || Text[I + 1] == '\\')) {
+        S += Text[I + 1];
+        I += 2;
+        continue;
+      }
+      return errorAt(I, "unknown escape in string (only \\\" and \\\\)");
+    }
+    if (D == '\n')
+      break;
+    if (static_cast<unsigned char>(D) < 0x20)
+      return errorAt(I, "control character in string");
+    S += D;
+    ++I;
+  }
+  if (!Closed)
+    return errorAt(Begin, "unterminated string");
+  push(Tok::String, Begin, I);
+  Tokens.back().Str = std::move(S);
+  return Error::success();
+}
+
+/// An operator or parenthesis, or the error for what is none.
+Error Parser::lexOperator(size_t &I) {
+  char C = Text[I];
+  bool ThenEq = I + 1 < Text.size() && Text[I + 1] == '=';
+  auto Op = [&](Tok K, size_t Len) {
+    push(K, I, I + Len);
+    I += Len;
+    return Error::success();
+  };
+  switch (C) {
+  case '(':
+    return Op(Tok::LParen, 1);
+  case ')':
+    return Op(Tok::RParen, 1);
+  case '.':
+    return Op(Tok::Dot, 1);
+  case '+':
+    return Op(Tok::Plus, 1);
+  case '-':
+    return Op(Tok::Minus, 1);
+  case '*':
+    return Op(Tok::Star, 1);
+  case '/':
+    return Op(Tok::Slash, 1);
+  case '<':
+    return ThenEq ? Op(Tok::Le, 2) : Op(Tok::Lt, 1);
+  case '>':
+    return ThenEq ? Op(Tok::Ge, 2) : Op(Tok::Gt, 1);
+  case '=':
+    if (ThenEq)
+      return Op(Tok::EqEq, 2);
+    return errorAt(I, "unexpected '='; did you mean '=='?");
+  case '!':
+    if (ThenEq)
+      return Op(Tok::Ne, 2);
+    return errorAt(I, "unexpected '!'; write 'not'");
+  case '&':
+    return errorAt(I, "unexpected '&'; write 'and'");
+  case '|':
+    return errorAt(I, "unexpected '|'; write 'or'");
+  case '\'':
+    return errorAt(I, "strings are written in double quotes");
+  default:
+    break;
+  }
+  if (isPrint(C))
+    return errorAt(I, Twine("unexpected character '") + Twine(C) + "'");
+  return errorAt(I, "unexpected byte 0x" + utohexstr(uint8_t(C), true, 2));
 }
 
 std::string Parser::suggestion(StringRef Word,
@@ -566,9 +560,21 @@ Expected<Parser::Parsed> Parser::parseMetric() {
   auto [Line, Col] = lineCol(Start);
   M.Line = Line;
   M.Column = Col;
-
-  // Qualifiers: [side '.'] [stage '.'].
   bool StageWritten = false;
+  if (Error E = parseQualifiers(M, StageWritten))
+    return E;
+  if (Error E = parseMeasure(M, StageWritten, Start))
+    return E;
+  if (Error E = parseScope(M))
+    return E;
+  Out.Metrics.push_back(std::move(M));
+  return Parsed{
+      add({ExprOp::Metric, 0, unsigned(Out.Metrics.size() - 1), -1, -1, false}),
+      Start};
+}
+
+/// [side '.'] [stage '.'].
+Error Parser::parseQualifiers(Metric &M, bool &StageWritten) {
   auto qualifierNeedsDot = [&](const Token &T) -> Error {
     return errorAt(T.Offset + T.Text.size(),
                    "expected '.' and a metric after '" + T.Text + "'");
@@ -589,57 +595,21 @@ Expected<Parser::Parsed> Parser::parseMetric() {
       return qualifierNeedsDot(T);
     take();
   }
+  return Error::success();
+}
 
-  // The measure.
+/// The measure: a family, op("...") or family("..."), instructions, other,
+/// or a resource of the kernel.
+Error Parser::parseMeasure(Metric &M, bool StageWritten, size_t Start) {
   const Token &Name = peek();
   if (Name.K != Tok::Ident)
     return errorAt(Name.Offset, "expected a family, op(\"...\") or a "
                                 "resource, found " +
                                     describe(Name));
   take();
-  if ((Name.Text == "op" || Name.Text == "family") && peek().K == Tok::LParen) {
-    Expected<std::string> Arg = parseCallArgument(Name);
-    if (!Arg)
-      return Arg.takeError();
-    if (Name.Text == "op") {
-      M.Kind = MetricKind::Opcode;
-      M.Name = std::move(*Arg);
-      if (StringRef(M.Name).find_first_of("*?[{") != StringRef::npos) {
-        // GlobPattern points into its pattern text: keep both together.
-        struct Holder {
-          std::string Text;
-          std::optional<GlobPattern> Glob;
-        };
-        auto H = std::make_shared<Holder>();
-        H->Text = M.Name;
-        Expected<GlobPattern> G = GlobPattern::create(H->Text);
-        if (!G)
-          return errorAt(Name.Offset, "bad opcode pattern \"" + M.Name +
-                                          "\": " + toString(G.takeError()));
-        H->Glob.emplace(std::move(*G));
-        M.Glob = std::shared_ptr<const GlobPattern>(H, &*H->Glob);
-      }
-      MetricStage Spelled = M.opcodeStage();
-      if (StageWritten && Spelled != MetricStage::Default && Spelled != M.Stage)
-        return errorAt(Name.Offset,
-                       "op(\"" + M.Name + "\") is a " +
-                           (Spelled == MetricStage::PTX ? "PTX" : "SASS") +
-                           " opcode, but the metric reads " +
-                           (M.Stage == MetricStage::PTX ? "ptx" : "sass"));
-    } else {
-      std::optional<unsigned> F = Families.indexOf(*Arg);
-      if (!F) {
-        SmallVector<StringRef, 16> Ids;
-        for (const Family &Fam : Families.families())
-          Ids.push_back(Fam.Id);
-        return errorAt(Name.Offset,
-                       "unknown family '" + *Arg + "'" + suggestion(*Arg, Ids));
-      }
-      M.Kind = MetricKind::Family;
-      M.Family = *F;
-      M.Name = std::move(*Arg);
-    }
-  } else if (std::optional<unsigned> F = Families.indexOf(Name.Text)) {
+  if ((Name.Text == "op" || Name.Text == "family") && peek().K == Tok::LParen)
+    return parseCalledMeasure(M, Name, StageWritten);
+  if (std::optional<unsigned> F = Families.indexOf(Name.Text)) {
     M.Kind = MetricKind::Family;
     M.Family = *F;
     M.Name = Name.Text.str();
@@ -657,53 +627,109 @@ Expected<Parser::Parsed> Parser::parseMetric() {
                                 "' is a resource of the kernel; it has no "
                                 "stage (drop 'ptx.'/'sass.')");
   } else {
-    std::vector<StringRef> Candidates;
+    return unknownMeasure(M, Name, StageWritten);
+  }
+  return Error::success();
+}
+
+/// op("...") or family("..."), at the '('.
+Error Parser::parseCalledMeasure(Metric &M, const Token &Name,
+                                 bool StageWritten) {
+  Expected<std::string> Arg = parseCallArgument(Name);
+  if (!Arg)
+    return Arg.takeError();
+  if (Name.Text == "op") {
+    M.Name = std::move(*Arg);
+    return parseOpcode(M, Name, StageWritten);
+  }
+  std::optional<unsigned> F = Families.indexOf(*Arg);
+  if (!F) {
+    SmallVector<StringRef, 16> Ids;
     for (const Family &Fam : Families.families())
-      Candidates.push_back(Fam.Id);
-    Candidates.insert(Candidates.end(),
-                      {"instructions", "other", "op", "family"});
-    Candidates.insert(Candidates.end(), std::begin(ResourceNames),
-                      std::end(ResourceNames));
-    if (!M.SideWritten && !StageWritten)
-      Candidates.insert(Candidates.end(), {"base", "head"});
-    if (!StageWritten)
-      Candidates.insert(Candidates.end(), {"ptx", "sass"});
-    std::string What =
-        (Name.Text == "base" || Name.Text == "head" || Name.Text == "ptx" ||
-         Name.Text == "sass")
-            ? ("'" + Name.Text + "' is written once, before the family").str()
-            : ("unknown family '" + Name.Text + "'" +
-               suggestion(Name.Text, Candidates))
-                  .str();
-    if (Name.Text == "op" || Name.Text == "family")
-      What = (Name.Text + " needs a string: " + Name.Text + "(\"...\")").str();
-    return errorAt(Name.Offset, What);
+      Ids.push_back(Fam.Id);
+    return errorAt(Name.Offset,
+                   "unknown family '" + *Arg + "'" + suggestion(*Arg, Ids));
   }
+  M.Kind = MetricKind::Family;
+  M.Family = *F;
+  M.Name = std::move(*Arg);
+  return Error::success();
+}
 
-  // Scope: ['.' ('loop' | 'total')].
-  if (peek().K == Tok::Dot) {
-    take();
-    const Token &Scope = peek();
-    if (Scope.K != Tok::Ident ||
-        (Scope.Text != "loop" && Scope.Text != "total"))
-      return errorAt(
-          Scope.Offset,
-          "expected 'loop' or 'total' after '.', found " + describe(Scope) +
-              (Scope.K == Tok::Ident ? suggestion(Scope.Text, {"loop", "total"})
-                                     : std::string()));
-    take();
-    if (M.Kind == MetricKind::Resource)
-      return errorAt(Scope.Offset, "'" + M.Name +
-                                       "' is a resource of the kernel; it "
-                                       "has no '." +
-                                       Scope.Text + "'");
-    M.InLoops = Scope.Text == "loop";
+/// The opcode or opcode pattern of op("...") in M.Name, and its stage.
+Error Parser::parseOpcode(Metric &M, const Token &Name, bool StageWritten) {
+  M.Kind = MetricKind::Opcode;
+  if (StringRef(M.Name).find_first_of("*?[{") != StringRef::npos) {
+    // GlobPattern points into its pattern text: keep both together.
+    struct Holder {
+      std::string Text;
+      std::optional<GlobPattern> Glob;
+    };
+    auto H = std::make_shared<Holder>();
+    H->Text = M.Name;
+    Expected<GlobPattern> G = GlobPattern::create(H->Text);
+    if (!G)
+      return errorAt(Name.Offset, "bad opcode pattern \"" + M.Name +
+                                      "\": " + toString(G.takeError()));
+    H->Glob.emplace(std::move(*G));
+    M.Glob = std::shared_ptr<const GlobPattern>(H, &*H->Glob);
   }
+  MetricStage Spelled = M.opcodeStage();
+  if (StageWritten && Spelled != MetricStage::Default && Spelled != M.Stage)
+    return errorAt(Name.Offset,
+                   "op(\"" + M.Name + "\") is a " +
+                       (Spelled == MetricStage::PTX ? "PTX" : "SASS") +
+                       " opcode, but the metric reads " +
+                       (M.Stage == MetricStage::PTX ? "ptx" : "sass"));
+  return Error::success();
+}
 
-  Out.Metrics.push_back(std::move(M));
-  return Parsed{
-      add({ExprOp::Metric, 0, unsigned(Out.Metrics.size() - 1), -1, -1, false}),
-      Start};
+/// The error for a word that is no measure, with the nearest one.
+Error Parser::unknownMeasure(const Metric &M, const Token &Name,
+                             bool StageWritten) {
+  std::vector<StringRef> Candidates;
+  for (const Family &Fam : Families.families())
+    Candidates.push_back(Fam.Id);
+  Candidates.insert(Candidates.end(),
+                    {"instructions", "other", "op", "family"});
+  Candidates.insert(Candidates.end(), std::begin(ResourceNames),
+                    std::end(ResourceNames));
+  if (!M.SideWritten && !StageWritten)
+    Candidates.insert(Candidates.end(), {"base", "head"});
+  if (!StageWritten)
+    Candidates.insert(Candidates.end(), {"ptx", "sass"});
+  std::string What =
+      (Name.Text == "base" || Name.Text == "head" || Name.Text == "ptx" ||
+       Name.Text == "sass")
+          ? ("'" + Name.Text + "' is written once, before the family").str()
+          : ("unknown family '" + Name.Text + "'" +
+             suggestion(Name.Text, Candidates))
+                .str();
+  if (Name.Text == "op" || Name.Text == "family")
+    What = (Name.Text + " needs a string: " + Name.Text + "(\"...\")").str();
+  return errorAt(Name.Offset, What);
+}
+
+/// ['.' ('loop' | 'total')].
+Error Parser::parseScope(Metric &M) {
+  if (peek().K != Tok::Dot)
+    return Error::success();
+  take();
+  const Token &Scope = peek();
+  if (Scope.K != Tok::Ident || (Scope.Text != "loop" && Scope.Text != "total"))
+    return errorAt(
+        Scope.Offset,
+        "expected 'loop' or 'total' after '.', found " + describe(Scope) +
+            (Scope.K == Tok::Ident ? suggestion(Scope.Text, {"loop", "total"})
+                                   : std::string()));
+  take();
+  if (M.Kind == MetricKind::Resource)
+    return errorAt(Scope.Offset, "'" + M.Name +
+                                     "' is a resource of the kernel; it "
+                                     "has no '." +
+                                     Scope.Text + "'");
+  M.InLoops = Scope.Text == "loop";
+  return Error::success();
 }
 
 } // namespace

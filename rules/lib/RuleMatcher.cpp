@@ -128,143 +128,164 @@ struct RuleMatcher::Impl {
 
   Tri decide(const Predicate &P, const RuleMatch &Mt) {
     switch (P.K) {
-    case Predicate::Kind::Equivalent: {
-      auto [A, AT] = tensorLayout(value(P.Subject, Mt));
-      auto [B, BT] = tensorLayout(value(P.Other, Mt));
-      if (!A || !B)
-        return Tri::Unknown;
-      Expected<bool> Eq = areEquivalent(*A, *B, AT->Shape);
-      if (!Eq) {
-        consumeError(Eq.takeError());
-        return Tri::Unknown;
-      }
-      return tri(*Eq);
-    }
-    case Predicate::Kind::TmemCompatible: {
-      auto [Reg, RT] = tensorLayout(value(P.Subject, Mt));
-      const Type *Mem = tmemDesc(P, Mt);
-      const Layout *ML = Mem ? layout(Mem->Encoding) : nullptr;
-      if (!Reg || !ML)
-        return Tri::Unknown;
-      ArrayRef<int64_t> MemShape =
-          Mem->AllocShape.empty() ? Mem->Shape : Mem->AllocShape;
-      Expected<bool> Ok = isTmemCompatible(
-          *Reg, RT->Shape, Mem->elementBitWidth(), *ML, MemShape, Ctx.MaxNReg);
-      if (!Ok) {
-        consumeError(Ok.takeError());
-        return Tri::Unknown;
-      }
-      return tri(*Ok);
-    }
-    case Predicate::Kind::Cost: {
-      std::optional<ConversionCost> C;
-      if (P.Subject.isValue()) {
-        C = cost(value(P.Subject, Mt), value(P.Other, Mt));
-      } else if (const Operation *O = op(P.Subject, Mt)) {
-        if (!O->Operands.empty() && !O->Results.empty())
-          C = cost(O->Operands[0], O->Results[0]);
-      }
-      if (!C)
-        return Tri::Unknown;
-      return tri(is_contained(P.Values, costName(*C)));
-    }
+    case Predicate::Kind::Equivalent:
+      return decideEquivalent(P, Mt);
+    case Predicate::Kind::TmemCompatible:
+      return decideTmemCompatible(P, Mt);
+    case Predicate::Kind::Cost:
+      return decideCost(P, Mt);
     case Predicate::Kind::InLoop: {
       const Operation *O = op(P.Subject, Mt);
       return O ? tri(O->loopDepth() > 0) : Tri::Unknown;
     }
-    case Predicate::Kind::LoopDepth: {
-      const Operation *O = op(P.Subject, Mt);
-      if (!O)
-        return Tri::Unknown;
-      int64_t D = O->loopDepth();
-      if (P.Equals)
-        return tri(D == *P.Equals);
-      return tri((!P.Min || D >= *P.Min) && (!P.Max || D <= *P.Max));
-    }
-    case Predicate::Kind::Shape: {
-      const Value *V = value(P.Subject, Mt);
-      if (!V || !V->Ty ||
-          (V->Ty->K != Type::Kind::Tensor && V->Ty->K != Type::Kind::MemDesc))
-        return Tri::Unknown;
-      ArrayRef<int64_t> S = V->Ty->Shape;
-      if (P.Rank && static_cast<int64_t>(S.size()) != *P.Rank)
-        return Tri::False;
-      if (!P.Dims.empty()) {
-        if (S.size() != P.Dims.size())
-          return Tri::False;
-        for (size_t I = 0; I < S.size(); ++I)
-          if (P.Dims[I] != -1 && P.Dims[I] != S[I])
-            return Tri::False;
-      }
-      return Tri::True;
-    }
+    case Predicate::Kind::LoopDepth:
+      return decideLoopDepth(P, Mt);
+    case Predicate::Kind::Shape:
+      return decideShape(P, Mt);
     case Predicate::Kind::Dtype: {
       const Value *V = value(P.Subject, Mt);
       if (!V || !V->Ty)
         return Tri::Unknown;
       return tri(is_contained(P.Values, V->Ty->elementName()));
     }
-    case Predicate::Kind::Attr: {
-      const Operation *O = op(P.Subject, Mt);
-      if (!O)
-        return Tri::Unknown;
-      const Attribute *A = O->attr(P.Name);
-      if (!A)
-        return Tri::False;
-      if (!P.AttrValue)
-        return Tri::True;
-      return std::visit(
-          [&](const auto &Want) -> Tri {
-            using T = std::decay_t<decltype(Want)>;
-            if constexpr (std::is_same_v<T, bool>) {
-              if (A->K == Attribute::Kind::Bool ||
-                  A->K == Attribute::Kind::Integer)
-                return tri((A->Int != 0) == Want);
-              return tri(A->Spelling == (Want ? "true" : "false"));
-            } else if constexpr (std::is_same_v<T, int64_t>) {
-              if (A->K == Attribute::Kind::Integer ||
-                  A->K == Attribute::Kind::Bool)
-                return tri(A->Int == Want);
-              if (A->K == Attribute::Kind::Float)
-                return tri(A->Float == static_cast<double>(Want));
-              return Tri::False;
-            } else if constexpr (std::is_same_v<T, double>) {
-              if (A->K == Attribute::Kind::Float)
-                return tri(A->Float == Want);
-              if (A->K == Attribute::Kind::Integer)
-                return tri(static_cast<double>(A->Int) == Want);
-              return Tri::False;
-            } else {
-              if (A->K == Attribute::Kind::String ||
-                  A->K == Attribute::Kind::Symbol)
-                return tri(A->Spelling == Want);
-              return tri(A->str() == Want || A->Text == Want);
-            }
-          },
-          *P.AttrValue);
-    }
-    case Predicate::Kind::Target: {
-      StringRef T = target();
-      if (T.empty())
-        return Tri::Unknown;
-      for (const std::string &Want : P.Values) {
-        if (Want.find_first_of("*?[{") == std::string::npos) {
-          if (T == Want)
-            return Tri::True;
-          continue;
-        }
-        Expected<GlobPattern> G = GlobPattern::create(Want);
-        if (!G) {
-          consumeError(G.takeError());
-          continue;
-        }
-        if (G->match(T))
-          return Tri::True;
-      }
-      return Tri::False;
-    }
+    case Predicate::Kind::Attr:
+      return decideAttr(P, Mt);
+    case Predicate::Kind::Target:
+      return decideTarget(P);
     }
     return Tri::Unknown;
+  }
+
+  /// An answer of the layout algebra; an error is a question it cannot
+  /// answer.
+  static Tri answer(Expected<bool> B) {
+    if (!B) {
+      consumeError(B.takeError());
+      return Tri::Unknown;
+    }
+    return tri(*B);
+  }
+
+  Tri decideEquivalent(const Predicate &P, const RuleMatch &Mt) {
+    auto [A, AT] = tensorLayout(value(P.Subject, Mt));
+    auto [B, BT] = tensorLayout(value(P.Other, Mt));
+    if (!A || !B)
+      return Tri::Unknown;
+    return answer(areEquivalent(*A, *B, AT->Shape));
+  }
+
+  Tri decideTmemCompatible(const Predicate &P, const RuleMatch &Mt) {
+    auto [Reg, RT] = tensorLayout(value(P.Subject, Mt));
+    const Type *Mem = tmemDesc(P, Mt);
+    const Layout *ML = Mem ? layout(Mem->Encoding) : nullptr;
+    if (!Reg || !ML)
+      return Tri::Unknown;
+    ArrayRef<int64_t> MemShape =
+        Mem->AllocShape.empty() ? Mem->Shape : Mem->AllocShape;
+    return answer(isTmemCompatible(*Reg, RT->Shape, Mem->elementBitWidth(), *ML,
+                                   MemShape, Ctx.MaxNReg));
+  }
+
+  Tri decideCost(const Predicate &P, const RuleMatch &Mt) {
+    std::optional<ConversionCost> C;
+    if (P.Subject.isValue()) {
+      C = cost(value(P.Subject, Mt), value(P.Other, Mt));
+    } else if (const Operation *O = op(P.Subject, Mt)) {
+      if (!O->Operands.empty() && !O->Results.empty())
+        C = cost(O->Operands[0], O->Results[0]);
+    }
+    if (!C)
+      return Tri::Unknown;
+    return tri(is_contained(P.Values, costName(*C)));
+  }
+
+  Tri decideLoopDepth(const Predicate &P, const RuleMatch &Mt) {
+    const Operation *O = op(P.Subject, Mt);
+    if (!O)
+      return Tri::Unknown;
+    int64_t D = O->loopDepth();
+    if (P.Equals)
+      return tri(D == *P.Equals);
+    return tri((!P.Min || D >= *P.Min) && (!P.Max || D <= *P.Max));
+  }
+
+  Tri decideShape(const Predicate &P, const RuleMatch &Mt) {
+    const Value *V = value(P.Subject, Mt);
+    if (!V || !V->Ty ||
+        (V->Ty->K != Type::Kind::Tensor && V->Ty->K != Type::Kind::MemDesc))
+      return Tri::Unknown;
+    ArrayRef<int64_t> S = V->Ty->Shape;
+    if (P.Rank && static_cast<int64_t>(S.size()) != *P.Rank)
+      return Tri::False;
+    if (!P.Dims.empty()) {
+      if (S.size() != P.Dims.size())
+        return Tri::False;
+      for (size_t I = 0; I < S.size(); ++I)
+        if (P.Dims[I] != -1 && P.Dims[I] != S[I])
+          return Tri::False;
+    }
+    return Tri::True;
+  }
+
+  Tri decideAttr(const Predicate &P, const RuleMatch &Mt) {
+    const Operation *O = op(P.Subject, Mt);
+    if (!O)
+      return Tri::Unknown;
+    const Attribute *A = O->attr(P.Name);
+    if (!A)
+      return Tri::False;
+    if (!P.AttrValue)
+      return Tri::True;
+    return std::visit([&](const auto &Want) { return attrEquals(*A, Want); },
+                      *P.AttrValue);
+  }
+
+  /// Whether an attribute holds the value a rule wants: a bool, an integer,
+  /// a float or a string.
+  template <typename T>
+  static Tri attrEquals(const Attribute &A, const T &Want) {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (A.K == Attribute::Kind::Bool || A.K == Attribute::Kind::Integer)
+        return tri((A.Int != 0) == Want);
+      return tri(A.Spelling == (Want ? "true" : "false"));
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      if (A.K == Attribute::Kind::Integer || A.K == Attribute::Kind::Bool)
+        return tri(A.Int == Want);
+      if (A.K == Attribute::Kind::Float)
+        return tri(A.Float == static_cast<double>(Want));
+      return Tri::False;
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (A.K == Attribute::Kind::Float)
+        return tri(A.Float == Want);
+      if (A.K == Attribute::Kind::Integer)
+        return tri(static_cast<double>(A.Int) == Want);
+      return Tri::False;
+    } else {
+      if (A.K == Attribute::Kind::String || A.K == Attribute::Kind::Symbol)
+        return tri(A.Spelling == Want);
+      return tri(A.str() == Want || A.Text == Want);
+    }
+  }
+
+  Tri decideTarget(const Predicate &P) {
+    StringRef T = target();
+    if (T.empty())
+      return Tri::Unknown;
+    for (const std::string &Want : P.Values) {
+      if (Want.find_first_of("*?[{") == std::string::npos) {
+        if (T == Want)
+          return Tri::True;
+        continue;
+      }
+      Expected<GlobPattern> G = GlobPattern::create(Want);
+      if (!G) {
+        consumeError(G.takeError());
+        continue;
+      }
+      if (G->match(T))
+        return Tri::True;
+    }
+    return Tri::False;
   }
 
   bool holds(const Rule &R, const RuleMatch &Mt) {

@@ -41,9 +41,9 @@ namespace {
 
 constexpr StringRef TopKeys[] = {"description", "pack", "rule"};
 constexpr StringRef RuleKeys[] = {
-    "at",      "category", "description", "doc",     "enabled", "hint",
-    "id",      "level",    "match",       "message", "pass",    "precision",
-    "stage",   "summary",  "tags",        "through", "when",    "where"};
+    "at",    "category", "description", "doc",     "enabled", "hint",
+    "id",    "level",    "match",       "message", "pass",    "precision",
+    "stage", "summary",  "tags",        "through", "when",    "where"};
 constexpr StringRef PrecisionNames[] = {"very-high", "high", "medium", "low"};
 constexpr StringRef LevelNames[] = {"remark", "warning", "error"};
 constexpr StringRef StageNames[] = {"ttgir", "ptx", "sass"};
@@ -385,8 +385,28 @@ private:
                                    std::string &Why) const;
   void readWhere(const toml::node &N);
   void readPredicate(const toml::table &T);
+  const PredicateSpec *readPredicateKind(const toml::table &T, Predicate &P);
+  void readPredicateKey(Predicate &P, StringRef Key, const toml::node &V);
+  void readLayoutKey(Predicate &P, StringRef Key, const toml::node &V);
+  void readCostKey(Predicate &P, StringRef Key, const toml::node &V);
+  void readOpKey(Predicate &P, StringRef Key, const toml::node &V);
+  void readShapeKey(Predicate &P, StringRef Key, const toml::node &V);
+  void readNamesKey(Predicate &P, StringRef Key, const toml::node &V);
+  void checkPredicate(const toml::table &T, const Predicate &P,
+                      const PredicateSpec &Spec);
   std::optional<Template> readTemplate(const toml::node &N, StringRef Key);
+  std::optional<Placeholder> readPlaceholder(const toml::node &N, StringRef Key,
+                                             StringRef Body, size_t BodyStart);
+  bool readMatchPlaceholder(const toml::node &N, StringRef Key, StringRef Body,
+                            size_t At, Placeholder &P);
+  bool readMetricPlaceholder(const toml::node &N, StringRef Body,
+                             size_t BodyStart, Placeholder &P);
   void readRule(const toml::table &T, unsigned Index);
+  void readRuleId(const toml::table &T);
+  void readRuleKind(const toml::table &T);
+  void readRuleKey(const toml::key &K, const toml::node &V);
+  void readRuleString(StringRef Key, const toml::node &V);
+  void readRuleStage(const toml::node &V);
   void checkRefs();
 
   StringRef Text;
@@ -584,28 +604,9 @@ std::optional<MatchRef> PackReader::readRef(const toml::node &N, StringRef Key,
 void PackReader::readPredicate(const toml::table &T) {
   Predicate P;
   P.Pos = pos(T);
-  const toml::node *Is = T.get("is");
-  if (!Is) {
-    problem(P.Pos, "expected 'is' in a 'where' entry (one of: " +
-                       join(predicateNames(), ", ") + ")");
+  const PredicateSpec *Spec = readPredicateKind(T, P);
+  if (!Spec)
     return;
-  }
-  const std::string *IsName = string(*Is, "is");
-  if (!IsName)
-    return;
-  const PredicateSpec *Spec = findPredicate(*IsName);
-  if (!Spec) {
-    problem(pos(*Is), "unknown predicate '" + *IsName + "'" +
-                          suggest(*IsName, predicateNames()));
-    return;
-  }
-  P.K = Spec->K;
-  if (!PatternRule && P.K != Predicate::Kind::Target) {
-    problem(pos(*Is), "a count rule ('when') can only use the 'target' "
-                      "predicate; '" +
-                          *IsName + "' looks at a match");
-    return;
-  }
   SmallVector<StringRef, 8> Known(Spec->Keys.begin(), Spec->Keys.end());
   Known.push_back("is");
   Known.push_back("not");
@@ -615,7 +616,7 @@ void PackReader::readPredicate(const toml::table &T) {
     if (Key == "is")
       continue;
     if (!is_contained(Known, Key)) {
-      unknownKey(K, Known, "a '" + *IsName + "' predicate");
+      unknownKey(K, Known, ("a '" + Spec->Name + "' predicate").str());
       continue;
     }
     if (Key == "not") {
@@ -626,123 +627,193 @@ void PackReader::readPredicate(const toml::table &T) {
                 "expected true or false for 'not', found " + typeName(V));
       continue;
     }
-    switch (P.K) {
-    case Predicate::Kind::Equivalent:
-    case Predicate::Kind::TmemCompatible:
-      if (Key == "layout") {
-        if (auto Ref = readRef(V, Key, /*WantValue=*/true, /*WantOp=*/false))
-          P.Subject = *Ref;
-      } else if (auto Ref = readRef(V, Key, /*WantValue=*/Key == "with",
-                                    /*WantOp=*/Key == "store")) {
-        P.Other = *Ref;
-      }
-      break;
-    case Predicate::Kind::Cost:
-      if (Key == "equals") {
-        std::vector<std::pair<std::string, const toml::node *>> Names;
-        if (strings(V, Key, Names))
-          for (auto &[Name, Node] : Names) {
-            if (!is_contained(CostNames, StringRef(Name)))
-              problem(pos(*Node), "unknown cost '" + Name +
-                                      "' (registers, shuffle or shared)" +
-                                      suggest(Name, CostNames));
-            else
-              P.Values.push_back(Name);
-          }
-      } else if (Key == "op") {
-        if (auto Ref = readRef(V, Key, false, true))
-          P.Subject = *Ref;
-      } else if (auto Ref = readRef(V, Key, true, false)) {
-        (Key == "layout" ? P.Subject : P.Other) = *Ref;
-      }
-      break;
-    case Predicate::Kind::InLoop:
-    case Predicate::Kind::LoopDepth:
-    case Predicate::Kind::Attr:
-      if (Key == "op") {
-        if (auto Ref = readRef(V, Key, false, true))
-          P.Subject = *Ref;
-      } else if (Key == "name") {
-        if (const std::string *S = string(V, Key))
-          P.Name = *S;
-      } else if (P.K == Predicate::Kind::Attr) { // equals
-        if (const toml::value<bool> *B = V.as_boolean())
-          P.AttrValue = B->get();
-        else if (const toml::value<int64_t> *I = V.as_integer())
-          P.AttrValue = I->get();
-        else if (const toml::value<double> *D = V.as_floating_point())
-          P.AttrValue = D->get();
-        else if (const toml::value<std::string> *S = V.as_string())
-          P.AttrValue = S->get();
-        else
-          problem(pos(V), "expected a boolean, number or string for "
-                          "'equals', found " +
-                              typeName(V));
-      } else if (std::optional<int64_t> I = integer(V, Key)) {
-        if (*I < 0)
-          problem(pos(V), "'" + Key + "' must not be negative");
-        (Key == "equals" ? P.Equals : Key == "min" ? P.Min : P.Max) = *I;
-      }
-      break;
-    case Predicate::Kind::Shape:
-      if (Key == "value") {
-        if (auto Ref = readRef(V, Key, true, false))
-          P.Subject = *Ref;
-      } else if (Key == "rank") {
-        if (std::optional<int64_t> I = integer(V, Key))
-          P.Rank = *I;
-      } else if (const toml::array *A = V.as_array()) {
-        for (const toml::node &D : *A) {
-          if (const toml::value<int64_t> *I = D.as_integer()) {
-            if (I->get() <= 0)
-              problem(pos(D), "a dimension must be positive (write \"*\" "
-                              "for any size)");
-            P.Dims.push_back(I->get());
-          } else if (D.as_string() && D.as_string()->get() == "*") {
-            P.Dims.push_back(-1);
-          } else {
-            problem(pos(D), "expected a dimension (a positive integer or "
-                            "\"*\"), found " +
-                                typeName(D));
-          }
-        }
-        if (A->empty())
-          problem(pos(V), "'equals' is empty: give one size per dimension");
-      } else {
-        problem(pos(V), "expected an array of dimensions for 'equals' "
-                        "([128, 64]), found " +
-                            typeName(V));
-      }
-      break;
-    case Predicate::Kind::Dtype:
-    case Predicate::Kind::Target:
-      if (Key == "value") {
-        if (auto Ref = readRef(V, Key, true, false))
-          P.Subject = *Ref;
-      } else {
-        std::vector<std::pair<std::string, const toml::node *>> Names;
-        if (strings(V, Key, Names))
-          for (auto &[Name, Node] : Names) {
-            if (P.K == Predicate::Kind::Target && hasGlobChar(Name)) {
-              Expected<GlobPattern> G = GlobPattern::create(Name);
-              if (!G) {
-                problem(pos(*Node), "bad target pattern '" + Name +
-                                        "': " + toString(G.takeError()));
-                continue;
-              }
-            }
-            P.Values.push_back(Name);
-          }
-      }
-      break;
-    }
+    readPredicateKey(P, Key, V);
   }
   if (Out.Problems.size() != Before)
     return;
-  // Required keys (the spec's first RequiredCount), then consistency.
-  for (StringRef Key : ArrayRef(Spec->Keys).take_front(Spec->RequiredCount))
+  checkPredicate(T, P, *Spec);
+  if (Out.Problems.size() == Before)
+    R.Where.push_back(std::move(P));
+}
+
+/// The predicate `is` names, into P.K; null (with a problem) for none.
+const PredicateSpec *PackReader::readPredicateKind(const toml::table &T,
+                                                   Predicate &P) {
+  const toml::node *Is = T.get("is");
+  if (!Is) {
+    problem(P.Pos, "expected 'is' in a 'where' entry (one of: " +
+                       join(predicateNames(), ", ") + ")");
+    return nullptr;
+  }
+  const std::string *IsName = string(*Is, "is");
+  if (!IsName)
+    return nullptr;
+  const PredicateSpec *Spec = findPredicate(*IsName);
+  if (!Spec) {
+    problem(pos(*Is), "unknown predicate '" + *IsName + "'" +
+                          suggest(*IsName, predicateNames()));
+    return nullptr;
+  }
+  P.K = Spec->K;
+  if (!PatternRule && P.K != Predicate::Kind::Target) {
+    problem(pos(*Is), "a count rule ('when') can only use the 'target' "
+                      "predicate; '" +
+                          *IsName + "' looks at a match");
+    return nullptr;
+  }
+  return Spec;
+}
+
+/// One key of a predicate (known to its spec), by predicate kind.
+void PackReader::readPredicateKey(Predicate &P, StringRef Key,
+                                  const toml::node &V) {
+  switch (P.K) {
+  case Predicate::Kind::Equivalent:
+  case Predicate::Kind::TmemCompatible:
+    return readLayoutKey(P, Key, V);
+  case Predicate::Kind::Cost:
+    return readCostKey(P, Key, V);
+  case Predicate::Kind::InLoop:
+  case Predicate::Kind::LoopDepth:
+  case Predicate::Kind::Attr:
+    return readOpKey(P, Key, V);
+  case Predicate::Kind::Shape:
+    return readShapeKey(P, Key, V);
+  case Predicate::Kind::Dtype:
+  case Predicate::Kind::Target:
+    return readNamesKey(P, Key, V);
+  }
+}
+
+/// equivalent, tmem-compatible: layout, with or store.
+void PackReader::readLayoutKey(Predicate &P, StringRef Key,
+                               const toml::node &V) {
+  if (Key == "layout") {
+    if (auto Ref = readRef(V, Key, /*WantValue=*/true, /*WantOp=*/false))
+      P.Subject = *Ref;
+  } else if (auto Ref = readRef(V, Key, /*WantValue=*/Key == "with",
+                                /*WantOp=*/Key == "store")) {
+    P.Other = *Ref;
+  }
+}
+
+/// cost: equals, and op or layout and to.
+void PackReader::readCostKey(Predicate &P, StringRef Key, const toml::node &V) {
+  if (Key == "equals") {
+    std::vector<std::pair<std::string, const toml::node *>> Names;
+    if (strings(V, Key, Names))
+      for (auto &[Name, Node] : Names) {
+        if (!is_contained(CostNames, StringRef(Name)))
+          problem(pos(*Node), "unknown cost '" + Name +
+                                  "' (registers, shuffle or shared)" +
+                                  suggest(Name, CostNames));
+        else
+          P.Values.push_back(Name);
+      }
+  } else if (Key == "op") {
+    if (auto Ref = readRef(V, Key, false, true))
+      P.Subject = *Ref;
+  } else if (auto Ref = readRef(V, Key, true, false)) {
+    (Key == "layout" ? P.Subject : P.Other) = *Ref;
+  }
+}
+
+/// in-loop, loop-depth, attr: op, name, equals, min, max.
+void PackReader::readOpKey(Predicate &P, StringRef Key, const toml::node &V) {
+  if (Key == "op") {
+    if (auto Ref = readRef(V, Key, false, true))
+      P.Subject = *Ref;
+  } else if (Key == "name") {
+    if (const std::string *S = string(V, Key))
+      P.Name = *S;
+  } else if (P.K == Predicate::Kind::Attr) { // equals
+    if (const toml::value<bool> *B = V.as_boolean())
+      P.AttrValue = B->get();
+    else if (const toml::value<int64_t> *I = V.as_integer())
+      P.AttrValue = I->get();
+    else if (const toml::value<double> *D = V.as_floating_point())
+      P.AttrValue = D->get();
+    else if (const toml::value<std::string> *S = V.as_string())
+      P.AttrValue = S->get();
+    else
+      problem(pos(V), "expected a boolean, number or string for "
+                      "'equals', found " +
+                          typeName(V));
+  } else if (std::optional<int64_t> I = integer(V, Key)) {
+    if (*I < 0)
+      problem(pos(V), "'" + Key + "' must not be negative");
+    (Key == "equals" ? P.Equals : Key == "min" ? P.Min : P.Max) = *I;
+  }
+}
+
+/// shape: value, rank, equals (dimensions, "*" for any).
+void PackReader::readShapeKey(Predicate &P, StringRef Key,
+                              const toml::node &V) {
+  if (Key == "value") {
+    if (auto Ref = readRef(V, Key, true, false))
+      P.Subject = *Ref;
+    return;
+  }
+  if (Key == "rank") {
+    if (std::optional<int64_t> I = integer(V, Key))
+      P.Rank = *I;
+    return;
+  }
+  const toml::array *A = V.as_array();
+  if (!A) {
+    problem(pos(V), "expected an array of dimensions for 'equals' "
+                    "([128, 64]), found " +
+                        typeName(V));
+    return;
+  }
+  for (const toml::node &D : *A) {
+    if (const toml::value<int64_t> *I = D.as_integer()) {
+      if (I->get() <= 0)
+        problem(pos(D), "a dimension must be positive (write \"*\" "
+                        "for any size)");
+      P.Dims.push_back(I->get());
+    } else if (D.as_string() && D.as_string()->get() == "*") {
+      P.Dims.push_back(-1);
+    } else {
+      problem(pos(D), "expected a dimension (a positive integer or "
+                      "\"*\"), found " +
+                          typeName(D));
+    }
+  }
+  if (A->empty())
+    problem(pos(V), "'equals' is empty: give one size per dimension");
+}
+
+/// dtype, target: value, and the names (target patterns checked).
+void PackReader::readNamesKey(Predicate &P, StringRef Key,
+                              const toml::node &V) {
+  if (Key == "value") {
+    if (auto Ref = readRef(V, Key, true, false))
+      P.Subject = *Ref;
+    return;
+  }
+  std::vector<std::pair<std::string, const toml::node *>> Names;
+  if (!strings(V, Key, Names))
+    return;
+  for (auto &[Name, Node] : Names) {
+    if (P.K == Predicate::Kind::Target && hasGlobChar(Name)) {
+      Expected<GlobPattern> G = GlobPattern::create(Name);
+      if (!G) {
+        problem(pos(*Node), "bad target pattern '" + Name +
+                                "': " + toString(G.takeError()));
+        continue;
+      }
+    }
+    P.Values.push_back(Name);
+  }
+}
+
+/// Required keys (the spec's first RequiredCount), then consistency.
+void PackReader::checkPredicate(const toml::table &T, const Predicate &P,
+                                const PredicateSpec &Spec) {
+  for (StringRef Key : ArrayRef(Spec.Keys).take_front(Spec.RequiredCount))
     if (!T.get(Key))
-      problem(P.Pos, "a '" + *IsName + "' predicate needs '" + Key + "'");
+      problem(P.Pos, "a '" + Spec.Name + "' predicate needs '" + Key + "'");
   switch (P.K) {
   case Predicate::Kind::Cost:
     if (T.get("op") && (T.get("layout") || T.get("to")))
@@ -769,8 +840,6 @@ void PackReader::readPredicate(const toml::table &T) {
   default:
     break;
   }
-  if (Out.Problems.size() == Before)
-    R.Where.push_back(std::move(P));
 }
 
 void PackReader::readWhere(const toml::node &N) {
@@ -829,101 +898,126 @@ std::optional<Template> PackReader::readTemplate(const toml::node &N,
               "unterminated placeholder in '" + Key + "': expected '}'");
       return std::nullopt;
     }
-    StringRef Body = Str.slice(I + 1, Close);
     size_t BodyStart = I + 1;
     I = Close;
-    Placeholder P;
-    StringRef Trimmed = Body.trim();
-    size_t Lead = Body.size() - Body.ltrim().size();
-    if (Trimmed == "kernel") {
-      P.K = Placeholder::Kind::Kernel;
-    } else if (Trimmed == "target") {
-      P.K = Placeholder::Kind::Target;
-    } else if (PatternRule) {
-      size_t Consumed = 0;
-      std::string Why;
-      std::optional<MatchRef> Ref = parseRef(Trimmed, Consumed, Why);
-      if (!Ref) {
-        problem(
-            inString(N, BodyStart + Lead + Consumed),
-            "unknown placeholder '{" + Body + "}' in '" + Key + "': " + Why +
-                ", {kernel} or {target}" +
-                (Trimmed.starts_with("head.") || Trimmed.starts_with("base.")
-                     ? " (metrics are for count rules, which have 'when')"
-                     : ""));
-        Ok = false;
-        continue;
-      }
-      StringRef Rest = Trimmed.drop_front(Consumed);
-      if (!Rest.empty()) {
-        StringRef Field = Rest.drop_front(Rest.starts_with(".") ? 1 : 0);
-        auto It = find(FieldNames, Field);
-        if (!Rest.starts_with(".") || It == std::end(FieldNames)) {
-          problem(inString(N, BodyStart + Lead + Consumed),
-                  "unknown field '" + Rest + "' of '" + Ref->Spelling +
-                      "' (one of ." +
-                      join(ArrayRef<StringRef>(FieldNames), ", .") + ")" +
-                      suggest(Field, FieldNames));
-          Ok = false;
-          continue;
-        }
-        P.F =
-            static_cast<Placeholder::Field>(1 + (It - std::begin(FieldNames)));
-        bool OpField = P.F == Placeholder::Field::Name ||
-                       P.F == Placeholder::Field::Line ||
-                       P.F == Placeholder::Field::Cost ||
-                       P.F == Placeholder::Field::LoopDepth;
-        if (OpField == Ref->isValue()) {
-          problem(
-              inString(N, BodyStart + Lead + Consumed),
-              "'." + Field + "' is a field of " +
-                  (OpField ? "an op (match[N])" : "a value (match[N].src)") +
-                  ", not of '" + Ref->Spelling + "'");
-          Ok = false;
-          continue;
-        }
-      }
-      P.K = Placeholder::Kind::Match;
-      P.Ref = *Ref;
-      Refs.push_back({*Ref, inString(N, BodyStart + Lead)});
-    } else {
-      Expected<Expr> E = Expr::parse(Body, Families, Path);
-      if (!E) {
-        // Errors are relative to Body: shift them to the string.
-        handleAllErrors(
-            E.takeError(),
-            [&](const InputError &IE) {
-              problem(inString(N, BodyStart + (IE.Column ? IE.Column - 1 : 0)),
-                      "in placeholder '{" + Body + "}': " + IE.Message);
-            },
-            [&](const ErrorInfoBase &EI) {
-              problem(inString(N, BodyStart), EI.message());
-            });
-        Ok = false;
-        continue;
-      }
-      if (E->isCondition()) {
-        problem(inString(N, BodyStart + Lead),
-                "placeholder '{" + Body +
-                    "}' is a condition; a placeholder shows a number "
-                    "(a metric or arithmetic of metrics)");
-        Ok = false;
-        continue;
-      }
-      P.K = Placeholder::Kind::Metric;
-      P.Metric = std::move(*E);
+    std::optional<Placeholder> P =
+        readPlaceholder(N, Key, Str.slice(BodyStart, Close), BodyStart);
+    if (!P) {
+      Ok = false;
+      continue;
     }
     if (!Lit.empty()) {
       T.Parts.push_back({std::move(Lit), std::nullopt});
       Lit.clear();
     }
-    T.Parts.push_back({"", std::move(P)});
+    T.Parts.push_back({"", std::move(*P)});
   }
   if (!Lit.empty())
     T.Parts.push_back({std::move(Lit), std::nullopt});
   if (!Ok)
     return std::nullopt;
   return T;
+}
+
+/// The placeholder `{Body}` of string N (Body at BodyStart of its value):
+/// {kernel}, {target}, a match reference in a pattern rule, a metric in a
+/// count rule. None, with a problem, for a bad one.
+std::optional<Placeholder> PackReader::readPlaceholder(const toml::node &N,
+                                                       StringRef Key,
+                                                       StringRef Body,
+                                                       size_t BodyStart) {
+  Placeholder P;
+  StringRef Trimmed = Body.trim();
+  size_t Lead = Body.size() - Body.ltrim().size();
+  bool Ok = true;
+  if (Trimmed == "kernel")
+    P.K = Placeholder::Kind::Kernel;
+  else if (Trimmed == "target")
+    P.K = Placeholder::Kind::Target;
+  else if (PatternRule)
+    Ok = readMatchPlaceholder(N, Key, Body, BodyStart + Lead, P);
+  else
+    Ok = readMetricPlaceholder(N, Body, BodyStart, P);
+  if (!Ok)
+    return std::nullopt;
+  return P;
+}
+
+/// `match[N]`, `match[N].src` and the like, with an optional field
+/// (`.layout`); At is where the trimmed body starts.
+bool PackReader::readMatchPlaceholder(const toml::node &N, StringRef Key,
+                                      StringRef Body, size_t At,
+                                      Placeholder &P) {
+  StringRef Trimmed = Body.trim();
+  size_t Consumed = 0;
+  std::string Why;
+  std::optional<MatchRef> Ref = parseRef(Trimmed, Consumed, Why);
+  if (!Ref) {
+    problem(inString(N, At + Consumed),
+            "unknown placeholder '{" + Body + "}' in '" + Key + "': " + Why +
+                ", {kernel} or {target}" +
+                (Trimmed.starts_with("head.") || Trimmed.starts_with("base.")
+                     ? " (metrics are for count rules, which have 'when')"
+                     : ""));
+    return false;
+  }
+  StringRef Rest = Trimmed.drop_front(Consumed);
+  if (!Rest.empty()) {
+    StringRef Field = Rest.drop_front(Rest.starts_with(".") ? 1 : 0);
+    auto It = find(FieldNames, Field);
+    if (!Rest.starts_with(".") || It == std::end(FieldNames)) {
+      problem(inString(N, At + Consumed),
+              "unknown field '" + Rest + "' of '" + Ref->Spelling +
+                  "' (one of ." + join(ArrayRef<StringRef>(FieldNames), ", .") +
+                  ")" + suggest(Field, FieldNames));
+      return false;
+    }
+    P.F = static_cast<Placeholder::Field>(1 + (It - std::begin(FieldNames)));
+    bool OpField =
+        P.F == Placeholder::Field::Name || P.F == Placeholder::Field::Line ||
+        P.F == Placeholder::Field::Cost || P.F == Placeholder::Field::LoopDepth;
+    if (OpField == Ref->isValue()) {
+      problem(inString(N, At + Consumed),
+              "'." + Field + "' is a field of " +
+                  (OpField ? "an op (match[N])" : "a value (match[N].src)") +
+                  ", not of '" + Ref->Spelling + "'");
+      return false;
+    }
+  }
+  P.K = Placeholder::Kind::Match;
+  P.Ref = *Ref;
+  Refs.push_back({*Ref, inString(N, At)});
+  return true;
+}
+
+/// A metric expression that shows a number.
+bool PackReader::readMetricPlaceholder(const toml::node &N, StringRef Body,
+                                       size_t BodyStart, Placeholder &P) {
+  Expected<Expr> E = Expr::parse(Body, Families, Path);
+  if (!E) {
+    // Errors are relative to Body: shift them to the string.
+    handleAllErrors(
+        E.takeError(),
+        [&](const InputError &IE) {
+          problem(inString(N, BodyStart + (IE.Column ? IE.Column - 1 : 0)),
+                  "in placeholder '{" + Body + "}': " + IE.Message);
+        },
+        [&](const ErrorInfoBase &EI) {
+          problem(inString(N, BodyStart), EI.message());
+        });
+    return false;
+  }
+  if (E->isCondition()) {
+    size_t Lead = Body.size() - Body.ltrim().size();
+    problem(inString(N, BodyStart + Lead),
+            "placeholder '{" + Body +
+                "}' is a condition; a placeholder shows a number "
+                "(a metric or arithmetic of metrics)");
+    return false;
+  }
+  P.K = Placeholder::Kind::Metric;
+  P.Metric = std::move(*E);
+  return true;
 }
 
 void PackReader::readRule(const toml::table &T, unsigned Index) {
@@ -935,46 +1029,10 @@ void PackReader::readRule(const toml::table &T, unsigned Index) {
   RuleBad = false;
   Refs.clear();
   CurrentRule = "[[rule]] #" + std::to_string(Index + 1);
-
-  // The id first, so problems name the rule.
-  const toml::node *IdNode = T.get("id");
-  if (!IdNode) {
-    problem(R.Pos, "a rule needs an 'id'");
-  } else if (readName(*IdNode, "id", R.Id)) {
-    CurrentRule = R.Id;
-    R.CheckId = "rules-" + PackName + "-" + R.Id;
-    auto [It, New] = SeenIds.try_emplace(R.Id, pos(*IdNode));
-    if (!New)
-      problem(pos(*IdNode), "duplicate rule id '" + R.Id +
-                                "' (first defined at line " +
-                                Twine(It->second.Line) + ")");
-  }
-  // The kind of rule decides what the other keys may say.
-  MatchLength = 0;
-  if (const toml::node *M = T.get("match")) {
-    readOps(*M, "match", R.Match);
-    // Refs are checked against what was written, typos included.
-    MatchLength = M->as_array() ? M->as_array()->size() : 0;
-  }
-  const toml::node *WhenNode = T.get("when");
-  if (T.get("match") && WhenNode)
-    problem(pos(*WhenNode), "a rule has 'match' (a pattern rule) or 'when' "
-                            "(a count rule), not both");
-  else if (!T.get("match") && !WhenNode)
-    problem(R.Pos, "a rule needs 'match' (a pattern rule over TTGIR ops) or "
-                   "'when' (a count rule over metrics)");
-  if (WhenNode && !T.get("match")) {
-    if (const std::string *S = string(*WhenNode, "when")) {
-      Expected<Expr> E = Expr::parseCondition(*S, Families, Path);
-      if (E)
-        R.When = std::move(*E);
-      else
-        problemFromError(*WhenNode, *S, E.takeError());
-    }
-  }
-  bool Pattern = T.get("match") != nullptr;
-  PatternRule = Pattern;
-
+  // The id first, so problems name the rule; then its kind, which decides
+  // what the other keys may say.
+  readRuleId(T);
+  readRuleKind(T);
   for (auto &&[K, V] : T) {
     StringRef Key(K.str());
     if (Key == "id" || Key == "match" || Key == "when")
@@ -983,94 +1041,156 @@ void PackReader::readRule(const toml::table &T, unsigned Index) {
       unknownKey(K, RuleKeys, "a rule");
       continue;
     }
-    if (Key == "summary" || Key == "description" || Key == "pass" ||
-        Key == "doc" || Key == "category") {
-      if (const std::string *S = string(V, Key)) {
-        if (S->empty() && Key != "description")
-          problem(pos(V), "'" + Key + "' is empty");
-        (Key == "summary"       ? R.Summary
-         : Key == "description" ? R.Description
-         : Key == "pass"        ? R.HintWhere
-         : Key == "doc"         ? R.Doc
-                                : R.Category) = *S;
-      }
-    } else if (Key == "precision") {
-      if (const std::string *S = string(V, Key)) {
-        if (is_contained(PrecisionNames, *S))
-          R.Precision = *S;
-        else
-          problem(pos(V), "'precision' must be one of very-high, high, "
-                          "medium, low");
-      }
-    } else if (Key == "level") {
-      if (const std::string *S = string(V, Key)) {
-        if (std::optional<Level> L = levelFromName(*S))
-          R.Severity = *L;
-        else
-          problem(pos(V), "unknown level '" + *S +
-                              "' (remark, warning or error)" +
-                              suggest(*S, LevelNames));
-      }
-    } else if (Key == "stage") {
-      if (const std::string *S = string(V, Key)) {
-        if (!is_contained(StageNames, StringRef(*S))) {
-          problem(pos(V), "unknown stage '" + *S +
-                              "' (ttgir for a pattern rule, ptx or sass for "
-                              "a count rule)" +
-                              suggest(*S, StageNames));
-        } else if (Pattern && *S != "ttgir") {
-          problem(pos(V), "a pattern rule ('match') reads TTGIR: stage must "
-                          "be \"ttgir\", not \"" +
-                              *S + "\"");
-        } else if (!Pattern && *S == "ttgir") {
-          problem(pos(V), "a count rule ('when') counts instructions: stage "
-                          "is \"ptx\" or \"sass\"");
-        } else {
-          R.ReadStage = stageFromName(*S);
-        }
-      }
-    } else if (Key == "through") {
-      if (!Pattern)
-        problem(pos(K.source().begin),
-                "'through' belongs to a pattern rule (one with 'match')");
-      else
-        readOps(V, Key, R.Through);
-    } else if (Key == "where") {
-      readWhere(V);
-    } else if (Key == "message") {
-      if (std::optional<Template> M = readTemplate(V, Key))
-        R.Message = std::move(*M);
-    } else if (Key == "hint") {
-      R.Hint = readTemplate(V, Key);
-    } else if (Key == "tags") {
-      std::vector<std::pair<std::string, const toml::node *>> Tags;
-      if (strings(V, Key, Tags, /*AllowEmpty=*/true))
-        for (auto &[Tag, Node] : Tags)
-          R.Tags.push_back(Tag);
-    } else if (Key == "enabled") {
-      if (const toml::value<bool> *B = V.as_boolean())
-        R.EnabledByDefault = B->get();
-      else
-        problem(pos(V),
-                "expected true or false for 'enabled', found " + typeName(V));
-    } else if (Key == "at") {
-      if (!Pattern) {
-        problem(pos(V), "'at' belongs to a pattern rule (one with 'match')");
-      } else if (auto Ref = readRef(V, Key, false, true)) {
-        R.At = Ref->Index;
-      }
-    }
+    readRuleKey(K, V);
   }
   for (StringRef Required : {"summary", "message"})
     if (!T.get(Required))
       problem(R.Pos, "a rule needs '" + Required + "'");
-  if (Pattern && !R.ReadStage)
+  if (PatternRule && !R.ReadStage)
     R.ReadStage = Stage::TTGIR;
   checkRefs();
   if (!RuleBad)
     Out.Pack->Rules.push_back(std::move(R));
   InRule = false;
   CurrentRule.clear();
+}
+
+void PackReader::readRuleId(const toml::table &T) {
+  const toml::node *IdNode = T.get("id");
+  if (!IdNode) {
+    problem(R.Pos, "a rule needs an 'id'");
+    return;
+  }
+  if (!readName(*IdNode, "id", R.Id))
+    return;
+  CurrentRule = R.Id;
+  R.CheckId = "rules-" + PackName + "-" + R.Id;
+  auto [It, New] = SeenIds.try_emplace(R.Id, pos(*IdNode));
+  if (!New)
+    problem(pos(*IdNode), "duplicate rule id '" + R.Id +
+                              "' (first defined at line " +
+                              Twine(It->second.Line) + ")");
+}
+
+/// `match` (a pattern rule) or `when` (a count rule); sets PatternRule.
+void PackReader::readRuleKind(const toml::table &T) {
+  MatchLength = 0;
+  const toml::node *M = T.get("match");
+  if (M) {
+    readOps(*M, "match", R.Match);
+    // Refs are checked against what was written, typos included.
+    MatchLength = M->as_array() ? M->as_array()->size() : 0;
+  }
+  const toml::node *WhenNode = T.get("when");
+  if (M && WhenNode)
+    problem(pos(*WhenNode), "a rule has 'match' (a pattern rule) or 'when' "
+                            "(a count rule), not both");
+  else if (!M && !WhenNode)
+    problem(R.Pos, "a rule needs 'match' (a pattern rule over TTGIR ops) or "
+                   "'when' (a count rule over metrics)");
+  if (WhenNode && !M) {
+    if (const std::string *S = string(*WhenNode, "when")) {
+      Expected<Expr> E = Expr::parseCondition(*S, Families, Path);
+      if (E)
+        R.When = std::move(*E);
+      else
+        problemFromError(*WhenNode, *S, E.takeError());
+    }
+  }
+  PatternRule = M != nullptr;
+}
+
+/// One key of a rule other than id, match and when (known to RuleKeys).
+void PackReader::readRuleKey(const toml::key &K, const toml::node &V) {
+  StringRef Key(K.str());
+  if (Key == "summary" || Key == "description" || Key == "pass" ||
+      Key == "doc" || Key == "category" || Key == "precision" ||
+      Key == "level") {
+    readRuleString(Key, V);
+  } else if (Key == "stage") {
+    readRuleStage(V);
+  } else if (Key == "through") {
+    if (!PatternRule)
+      problem(pos(K.source().begin),
+              "'through' belongs to a pattern rule (one with 'match')");
+    else
+      readOps(V, Key, R.Through);
+  } else if (Key == "where") {
+    readWhere(V);
+  } else if (Key == "message") {
+    if (std::optional<Template> M = readTemplate(V, Key))
+      R.Message = std::move(*M);
+  } else if (Key == "hint") {
+    R.Hint = readTemplate(V, Key);
+  } else if (Key == "tags") {
+    std::vector<std::pair<std::string, const toml::node *>> Tags;
+    if (strings(V, Key, Tags, /*AllowEmpty=*/true))
+      for (auto &[Tag, Node] : Tags)
+        R.Tags.push_back(Tag);
+  } else if (Key == "enabled") {
+    if (const toml::value<bool> *B = V.as_boolean())
+      R.EnabledByDefault = B->get();
+    else
+      problem(pos(V),
+              "expected true or false for 'enabled', found " + typeName(V));
+  } else if (Key == "at") {
+    if (!PatternRule)
+      problem(pos(V), "'at' belongs to a pattern rule (one with 'match')");
+    else if (auto Ref = readRef(V, Key, false, true))
+      R.At = Ref->Index;
+  }
+}
+
+/// The rule's texts (summary, description, pass, doc, category) and its
+/// precision and level.
+void PackReader::readRuleString(StringRef Key, const toml::node &V) {
+  const std::string *S = string(V, Key);
+  if (!S)
+    return;
+  if (Key == "precision") {
+    if (is_contained(PrecisionNames, *S))
+      R.Precision = *S;
+    else
+      problem(pos(V), "'precision' must be one of very-high, high, "
+                      "medium, low");
+    return;
+  }
+  if (Key == "level") {
+    if (std::optional<Level> L = levelFromName(*S))
+      R.Severity = *L;
+    else
+      problem(pos(V), "unknown level '" + *S + "' (remark, warning or error)" +
+                          suggest(*S, LevelNames));
+    return;
+  }
+  if (S->empty() && Key != "description")
+    problem(pos(V), "'" + Key + "' is empty");
+  (Key == "summary"       ? R.Summary
+   : Key == "description" ? R.Description
+   : Key == "pass"        ? R.HintWhere
+   : Key == "doc"         ? R.Doc
+                          : R.Category) = *S;
+}
+
+/// ttgir for a pattern rule, ptx or sass for a count rule.
+void PackReader::readRuleStage(const toml::node &V) {
+  const std::string *S = string(V, "stage");
+  if (!S)
+    return;
+  if (!is_contained(StageNames, StringRef(*S)))
+    problem(pos(V), "unknown stage '" + *S +
+                        "' (ttgir for a pattern rule, ptx or sass for "
+                        "a count rule)" +
+                        suggest(*S, StageNames));
+  else if (PatternRule && *S != "ttgir")
+    problem(pos(V), "a pattern rule ('match') reads TTGIR: stage must "
+                    "be \"ttgir\", not \"" +
+                        *S + "\"");
+  else if (!PatternRule && *S == "ttgir")
+    problem(pos(V), "a count rule ('when') counts instructions: stage "
+                    "is \"ptx\" or \"sass\"");
+  else
+    R.ReadStage = stageFromName(*S);
 }
 
 void PackReader::checkRefs() {

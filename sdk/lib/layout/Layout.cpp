@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/Layout.h"
-#include "layout/AlgebraMemo.h"
 #include "gestell/Error.h"
+#include "layout/AlgebraMemo.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -391,8 +391,8 @@ Expected<LL> tmemToLinear(const Layout &L, ArrayRef<int64_t> Shape) {
     if (!Row || !Col || Row->Bases.empty() || Col->Bases.empty())
       return llError("2-CTA tensor memory layout has no row or column");
     std::swap(Row->Bases.back(), Col->Bases.back());
-    return LL(std::move(Ins), std::vector<LL::OutDim>(Ret.outs().begin(),
-                                                       Ret.outs().end()));
+    return LL(std::move(Ins),
+              std::vector<LL::OutDim>(Ret.outs().begin(), Ret.outs().end()));
   }
   int32_t BlockM = L.BlockM;
   int32_t BlockN = std::min<int64_t>(L.BlockN, Shape[1]);
@@ -648,6 +648,251 @@ public:
   const TtgirModule &M;
 };
 
+/// The parent layout of a slice or dot_op.
+Expected<Layout> readParent(Reader &R) {
+  const Attribute *P = R.A.get("parent");
+  if (!P)
+    return R.missing("parent");
+  return parseLayout(*P, R.M);
+}
+
+Error readBlocked(Reader &R, Layout &L) {
+  if (Error E = R.intArray("sizePerThread", L.SizePerThread))
+    return E;
+  if (Error E = R.intArray("threadsPerWarp", L.ThreadsPerWarp))
+    return E;
+  if (Error E = R.intArray("warpsPerCTA", L.WarpsPerCTA))
+    return E;
+  if (Error E = R.intArray("order", L.Order))
+    return E;
+  size_t Rank = L.SizePerThread.size();
+  if (Error E = R.cta(L, Rank))
+    return E;
+  if (L.ThreadsPerWarp.size() != Rank || L.WarpsPerCTA.size() != Rank ||
+      L.Order.size() != Rank)
+    return R.fail("sizePerThread, threadsPerWarp, warpsPerCTA and order "
+                  "must have the same rank");
+  if (!isPermutation(L.Order))
+    return R.fail("order must be a permutation of 0..rank-1");
+  for (unsigned V :
+       concat<unsigned>(L.SizePerThread, L.ThreadsPerWarp, L.WarpsPerCTA))
+    if (!isPowerOf2_32(V) || V > (1u << 16))
+      return R.fail("sizes must be powers of two no larger than 65536");
+  return Error::success();
+}
+
+Error readSlice(Reader &R, Layout &L) {
+  if (Error E = R.integer("dim", L.Dim))
+    return E;
+  Expected<Layout> PL = readParent(R);
+  if (!PL)
+    return PL.takeError();
+  if (!PL->isDistributed())
+    return R.fail("parent must be a distributed layout");
+  if (L.Dim >= PL->rank())
+    return R.fail("dim " + Twine(L.Dim) + " is out of the parent's rank");
+  L.Parent = std::make_shared<Layout>(std::move(*PL));
+  return Error::success();
+}
+
+Error readDotOperand(Reader &R, Layout &L) {
+  if (Error E = R.integer("opIdx", L.OpIdx))
+    return E;
+  if (Error E = R.integer("kWidth", L.KWidth, /*Required=*/false))
+    return E;
+  if (L.OpIdx > 1)
+    return R.fail("opIdx must be 0 or 1");
+  Expected<Layout> PL = readParent(R);
+  if (!PL)
+    return PL.takeError();
+  // The operand of an MMA we do not model (AMD's MFMA and WMMA, a future
+  // one) is an operand layout we do not model either: kept by name like
+  // its parent, never printed as a dot_op that lost its parent's fields.
+  if (PL->K == Layout::Kind::Other) {
+    Layout Unknown;
+    Unknown.Name = std::move(L.Name);
+    L = std::move(Unknown);
+    return Error::success();
+  }
+  L.Parent = std::make_shared<Layout>(std::move(*PL));
+  return Error::success();
+}
+
+Error readNvidiaMma(Reader &R, Layout &L) {
+  if (Error E = R.integer("versionMajor", L.VersionMajor))
+    return E;
+  // versionMinor: optional, 0 by default (Triton's parser).
+  if (Error E = R.integer("versionMinor", L.VersionMinor, false))
+    return E;
+  if (Error E = R.intArray("warpsPerCTA", L.WarpsPerCTA))
+    return E;
+  if (Error E = R.intArray("instrShape", L.InstrShape))
+    return E;
+  if (Error E = R.cta(L, L.WarpsPerCTA.size()))
+    return E;
+  for (unsigned V : concat<unsigned>(L.WarpsPerCTA, L.InstrShape))
+    if (!isPowerOf2_32(V) || V > (1u << 16))
+      return R.fail("warpsPerCTA and instrShape must be powers of two no "
+                    "larger than 65536");
+  if (L.VersionMajor == 2 && L.InstrShape.size() < 2)
+    return R.fail("versionMajor = 2 needs instrShape [m, n]");
+  if (L.VersionMajor == 3 && L.InstrShape.size() != 3)
+    return R.fail("versionMajor = 3 needs instrShape [m, n, k]");
+  return Error::success();
+}
+
+/// The bases of the input dims Ins of a linear or shared_linear layout:
+/// the first Required of them must be there, another one absent has none.
+Error readInDims(Reader &R, ArrayRef<const char *> Ins, size_t Required,
+                 bool Distributed, std::vector<LinearLayout::InDim> &Out,
+                 int &Rank) {
+  for (auto [K, In] : enumerate(Ins)) {
+    LinearLayout::InDim D{In, {}};
+    if (R.A.get(In)) {
+      Expected<std::vector<LinearLayout::Basis>> B =
+          R.bases(In, Rank, Distributed);
+      if (!B)
+        return B.takeError();
+      D.Bases = std::move(*B);
+    } else if (K < Required) {
+      return R.missing(In);
+    }
+    Out.push_back(std::move(D));
+  }
+  return Error::success();
+}
+
+/// L's linear layout from its input dims, which must cover What.
+Error setLinear(Reader &R, Layout &L, std::vector<LinearLayout::InDim> Ins,
+                unsigned Rank, StringRef What) {
+  L.Linear =
+      LinearLayout::inferOutSizes(std::move(Ins), standardOutDimNames(Rank));
+  if (!L.Linear.isSurjective())
+    return R.fail("the bases do not cover the " + What + " (not surjective)");
+  return Error::success();
+}
+
+Error readLinear(Reader &R, Layout &L) {
+  std::vector<LinearLayout::InDim> Ins;
+  int Rank = -1;
+  if (Error E = readInDims(R, {"register", "lane", "warp", "block"}, 4,
+                           /*Distributed=*/true, Ins, Rank))
+    return E;
+  return setLinear(R, L, std::move(Ins), std::max(Rank, 0), "tensor");
+}
+
+Error readSwizzledShared(Reader &R, Layout &L) {
+  if (Error E = R.integer("vec", L.Vec_))
+    return E;
+  if (Error E = R.integer("perPhase", L.PerPhase))
+    return E;
+  if (Error E = R.integer("maxPhase", L.MaxPhase))
+    return E;
+  if (Error E = R.intArray("order", L.Order))
+    return E;
+  if (!isPermutation(L.Order))
+    return R.fail("order must be a permutation of 0..rank-1");
+  return R.cta(L, L.Order.size());
+}
+
+Error readNvmmaShared(Reader &R, Layout &L) {
+  if (Error E = R.integer("swizzlingByteWidth", L.SwizzlingByteWidth))
+    return E;
+  if (Error E = R.boolean("transposed", L.Transposed))
+    return E;
+  if (Error E = R.integer("elementBitWidth", L.ElementBitWidth))
+    return E;
+  if (Error E = R.boolean("fp4Padded", L.Fp4Padded, false))
+    return E;
+  if (Error E = R.integer("rank", L.NvmmaRank, false))
+    return E;
+  if (L.NvmmaRank < 1 || L.NvmmaRank > 8)
+    return R.fail("rank must be from 1 to 8");
+  // A rank other than 2 with CTAs is printed without `rank`: the bases
+  // say it.
+  if (const Attribute *C = R.A.get("CGALayout"))
+    if (!R.A.get("rank") && C->K == Attribute::Kind::Array &&
+        !C->Elements.empty() &&
+        C->Elements.front()->K == Attribute::Kind::Array)
+      L.NvmmaRank = C->Elements.front()->Elements.size();
+  return R.cta(L, L.NvmmaRank);
+}
+
+/// #ttg.shared_linear<{offset = [...][, block = [...]]}, alignment = A>
+Error readSharedLinear(Reader &R, Layout &L) {
+  std::vector<LinearLayout::InDim> Ins;
+  int Rank = -1;
+  if (Error E = readInDims(R, {"offset", "block"}, 1, /*Distributed=*/false,
+                           Ins, Rank))
+    return E;
+  if (Rank <= 0)
+    return R.fail("empty layout");
+  if (Error E = R.integer("alignment", L.Alignment))
+    return E;
+  if (!isPowerOf2_32(L.Alignment))
+    return R.fail("alignment must be a positive power of two");
+  return setLinear(R, L, std::move(Ins), Rank, "buffer");
+}
+
+Error readTensorMemory(Reader &R, Layout &L) {
+  if (Error E = R.integer("blockM", L.BlockM))
+    return E;
+  if (Error E = R.integer("blockN", L.BlockN))
+    return E;
+  if (R.A.get("colStride")) {
+    if (Error E = R.integer("colStride", L.ColStride))
+      return E;
+  } else if (!R.A.get("unpacked")) {
+    // Triton before 3.5 spelled it `unpacked`; its linear form ignored it.
+    return R.missing("colStride");
+  }
+  if (Error E = R.integer("CTASplitM", L.CTASplitM, false))
+    return E;
+  if (Error E = R.integer("CTASplitN", L.CTASplitN, false))
+    return E;
+  if (Error E = R.boolean("twoCTAs", L.TwoCTAs, false))
+    return E;
+  if (L.BlockM != 64 && L.BlockM != 128)
+    return R.fail("blockM must be 64 or 128 but got " + Twine(L.BlockM));
+  if (!isPowerOf2_32(L.BlockN) || L.BlockN > 512)
+    return R.fail("blockN must be a power of 2 no larger than 512 but got " +
+                  Twine(L.BlockN));
+  if (L.ColStride != 1 && L.ColStride != 2 && L.ColStride != 4)
+    return R.fail("colStride must be 1, 2, or 4 but got " + Twine(L.ColStride));
+  if (!isPowerOf2_32(L.CTASplitM) || !isPowerOf2_32(L.CTASplitN))
+    return R.fail("CTASplitM and CTASplitN must be powers of two");
+  return Error::success();
+}
+
+Error readTensorMemoryScales(Reader &R, Layout &L) {
+  if (Error E = R.integer("CTASplitM", L.CTASplitM, false))
+    return E;
+  return R.integer("CTASplitN", L.CTASplitN, false);
+}
+
+/// Each layout attribute parseLayout models: its name, its kind, and what
+/// reads and checks its fields (none for #ttg.shared_memory).
+struct LayoutKindReader {
+  StringRef Name;
+  Layout::Kind K;
+  Error (*Read)(Reader &, Layout &);
+};
+const LayoutKindReader LayoutKinds[] = {
+    {"ttg.blocked", Layout::Kind::Blocked, readBlocked},
+    {"ttg.slice", Layout::Kind::Slice, readSlice},
+    {"ttg.dot_op", Layout::Kind::DotOperand, readDotOperand},
+    {"ttg.nvidia_mma", Layout::Kind::NvidiaMma, readNvidiaMma},
+    {"ttg.linear", Layout::Kind::Linear, readLinear},
+    {"ttg.swizzled_shared", Layout::Kind::SwizzledShared, readSwizzledShared},
+    {"ttg.nvmma_shared", Layout::Kind::NVMMAShared, readNvmmaShared},
+    {"ttg.shared_linear", Layout::Kind::SharedLinear, readSharedLinear},
+    {"ttg.shared_memory", Layout::Kind::SharedMemorySpace, nullptr},
+    {"ttng.tensor_memory_encoding", Layout::Kind::TensorMemory,
+     readTensorMemory},
+    {"ttng.tensor_memory_scales_encoding", Layout::Kind::TensorMemoryScales,
+     readTensorMemoryScales},
+};
+
 void printVec(raw_ostream &OS, ArrayRef<unsigned> V) {
   OS << '[';
   ListSeparator LS;
@@ -861,211 +1106,15 @@ Expected<Layout> parseLayout(const Attribute &A, const TtgirModule &M) {
     return L;
   }
   L.Name = A.Spelling.str();
-  Reader R(A, M);
-  StringRef N = A.Spelling;
-  if (N == "ttg.blocked") {
-    L.K = Layout::Kind::Blocked;
-    if (Error E = R.intArray("sizePerThread", L.SizePerThread))
-      return E;
-    if (Error E = R.intArray("threadsPerWarp", L.ThreadsPerWarp))
-      return E;
-    if (Error E = R.intArray("warpsPerCTA", L.WarpsPerCTA))
-      return E;
-    if (Error E = R.intArray("order", L.Order))
-      return E;
-    size_t Rank = L.SizePerThread.size();
-    if (Error E = R.cta(L, Rank))
-      return E;
-    if (L.ThreadsPerWarp.size() != Rank || L.WarpsPerCTA.size() != Rank ||
-        L.Order.size() != Rank)
-      return R.fail("sizePerThread, threadsPerWarp, warpsPerCTA and order "
-                    "must have the same rank");
-    if (!isPermutation(L.Order))
-      return R.fail("order must be a permutation of 0..rank-1");
-    for (unsigned V :
-         concat<unsigned>(L.SizePerThread, L.ThreadsPerWarp, L.WarpsPerCTA))
-      if (!isPowerOf2_32(V) || V > (1u << 16))
-        return R.fail("sizes must be powers of two no larger than 65536");
-  } else if (N == "ttg.slice") {
-    L.K = Layout::Kind::Slice;
-    if (Error E = R.integer("dim", L.Dim))
-      return E;
-    const Attribute *P = A.get("parent");
-    if (!P)
-      return R.missing("parent");
-    Expected<Layout> PL = parseLayout(*P, M);
-    if (!PL)
-      return PL.takeError();
-    if (!PL->isDistributed())
-      return R.fail("parent must be a distributed layout");
-    if (L.Dim >= PL->rank())
-      return R.fail("dim " + Twine(L.Dim) + " is out of the parent's rank");
-    L.Parent = std::make_shared<Layout>(std::move(*PL));
-  } else if (N == "ttg.dot_op") {
-    L.K = Layout::Kind::DotOperand;
-    if (Error E = R.integer("opIdx", L.OpIdx))
-      return E;
-    if (Error E = R.integer("kWidth", L.KWidth, /*Required=*/false))
-      return E;
-    if (L.OpIdx > 1)
-      return R.fail("opIdx must be 0 or 1");
-    const Attribute *P = A.get("parent");
-    if (!P)
-      return R.missing("parent");
-    Expected<Layout> PL = parseLayout(*P, M);
-    if (!PL)
-      return PL.takeError();
-    // The operand of an MMA we do not model (AMD's MFMA and WMMA, a future
-    // one) is an operand layout we do not model either: kept by name like
-    // its parent, never printed as a dot_op that lost its parent's fields.
-    if (PL->K == Layout::Kind::Other) {
-      Layout Unknown;
-      Unknown.Name = L.Name;
-      return Unknown;
+  for (const LayoutKindReader &K : LayoutKinds)
+    if (A.Spelling == K.Name) {
+      L.K = K.K;
+      Reader R(A, M);
+      if (K.Read)
+        if (Error E = K.Read(R, L))
+          return E;
+      break;
     }
-    L.Parent = std::make_shared<Layout>(std::move(*PL));
-  } else if (N == "ttg.nvidia_mma") {
-    L.K = Layout::Kind::NvidiaMma;
-    if (Error E = R.integer("versionMajor", L.VersionMajor))
-      return E;
-    // versionMinor: optional, 0 by default (Triton's parser).
-    if (Error E = R.integer("versionMinor", L.VersionMinor, false))
-      return E;
-    if (Error E = R.intArray("warpsPerCTA", L.WarpsPerCTA))
-      return E;
-    if (Error E = R.intArray("instrShape", L.InstrShape))
-      return E;
-    if (Error E = R.cta(L, L.WarpsPerCTA.size()))
-      return E;
-    for (unsigned V : concat<unsigned>(L.WarpsPerCTA, L.InstrShape))
-      if (!isPowerOf2_32(V) || V > (1u << 16))
-        return R.fail("warpsPerCTA and instrShape must be powers of two no "
-                      "larger than 65536");
-    if (L.VersionMajor == 2 && L.InstrShape.size() < 2)
-      return R.fail("versionMajor = 2 needs instrShape [m, n]");
-    if (L.VersionMajor == 3 && L.InstrShape.size() != 3)
-      return R.fail("versionMajor = 3 needs instrShape [m, n, k]");
-  } else if (N == "ttg.linear") {
-    L.K = Layout::Kind::Linear;
-    std::vector<LinearLayout::InDim> Ins;
-    int Rank = -1;
-    for (const char *In : {"register", "lane", "warp", "block"}) {
-      if (!A.get(In))
-        return R.missing(In);
-      Expected<std::vector<LinearLayout::Basis>> B =
-          R.bases(In, Rank, /*Distributed=*/true);
-      if (!B)
-        return B.takeError();
-      Ins.push_back({In, std::move(*B)});
-    }
-    L.Linear = LinearLayout::inferOutSizes(
-        std::move(Ins), standardOutDimNames(std::max(Rank, 0)));
-    if (!L.Linear.isSurjective())
-      return R.fail("the bases do not cover the tensor (not surjective)");
-  } else if (N == "ttg.swizzled_shared") {
-    L.K = Layout::Kind::SwizzledShared;
-    if (Error E = R.integer("vec", L.Vec_))
-      return E;
-    if (Error E = R.integer("perPhase", L.PerPhase))
-      return E;
-    if (Error E = R.integer("maxPhase", L.MaxPhase))
-      return E;
-    if (Error E = R.intArray("order", L.Order))
-      return E;
-    if (!isPermutation(L.Order))
-      return R.fail("order must be a permutation of 0..rank-1");
-    if (Error E = R.cta(L, L.Order.size()))
-      return E;
-  } else if (N == "ttg.nvmma_shared") {
-    L.K = Layout::Kind::NVMMAShared;
-    if (Error E = R.integer("swizzlingByteWidth", L.SwizzlingByteWidth))
-      return E;
-    if (Error E = R.boolean("transposed", L.Transposed))
-      return E;
-    if (Error E = R.integer("elementBitWidth", L.ElementBitWidth))
-      return E;
-    if (Error E = R.boolean("fp4Padded", L.Fp4Padded, false))
-      return E;
-    if (Error E = R.integer("rank", L.NvmmaRank, false))
-      return E;
-    if (L.NvmmaRank < 1 || L.NvmmaRank > 8)
-      return R.fail("rank must be from 1 to 8");
-    // A rank other than 2 with CTAs is printed without `rank`: the bases
-    // say it.
-    if (const Attribute *C = A.get("CGALayout"))
-      if (!A.get("rank") && C->K == Attribute::Kind::Array &&
-          !C->Elements.empty() &&
-          C->Elements.front()->K == Attribute::Kind::Array)
-        L.NvmmaRank = C->Elements.front()->Elements.size();
-    if (Error E = R.cta(L, L.NvmmaRank))
-      return E;
-  } else if (N == "ttg.shared_linear") {
-    // #ttg.shared_linear<{offset = [...][, block = [...]]}, alignment = A>
-    L.K = Layout::Kind::SharedLinear;
-    std::vector<LinearLayout::InDim> Ins;
-    int Rank = -1;
-    for (const char *In : {"offset", "block"}) {
-      const Attribute *V = A.get(In);
-      if (!V && StringRef(In) == "offset")
-        return R.missing(In);
-      LinearLayout::InDim D{In, {}};
-      if (V) {
-        Expected<std::vector<LinearLayout::Basis>> B =
-            R.bases(In, Rank, /*Distributed=*/false);
-        if (!B)
-          return B.takeError();
-        D.Bases = std::move(*B);
-      }
-      Ins.push_back(std::move(D));
-    }
-    if (Rank <= 0)
-      return R.fail("empty layout");
-    if (Error E = R.integer("alignment", L.Alignment))
-      return E;
-    if (!isPowerOf2_32(L.Alignment))
-      return R.fail("alignment must be a positive power of two");
-    L.Linear = LinearLayout::inferOutSizes(std::move(Ins),
-                                           standardOutDimNames(Rank));
-    if (!L.Linear.isSurjective())
-      return R.fail("the bases do not cover the buffer (not surjective)");
-  } else if (N == "ttg.shared_memory") {
-    L.K = Layout::Kind::SharedMemorySpace;
-  } else if (N == "ttng.tensor_memory_encoding") {
-    L.K = Layout::Kind::TensorMemory;
-    if (Error E = R.integer("blockM", L.BlockM))
-      return E;
-    if (Error E = R.integer("blockN", L.BlockN))
-      return E;
-    if (A.get("colStride")) {
-      if (Error E = R.integer("colStride", L.ColStride))
-        return E;
-    } else if (!A.get("unpacked")) {
-      // Triton before 3.5 spelled it `unpacked`; its linear form ignored it.
-      return R.missing("colStride");
-    }
-    if (Error E = R.integer("CTASplitM", L.CTASplitM, false))
-      return E;
-    if (Error E = R.integer("CTASplitN", L.CTASplitN, false))
-      return E;
-    if (Error E = R.boolean("twoCTAs", L.TwoCTAs, false))
-      return E;
-    if (L.BlockM != 64 && L.BlockM != 128)
-      return R.fail("blockM must be 64 or 128 but got " + Twine(L.BlockM));
-    if (!isPowerOf2_32(L.BlockN) || L.BlockN > 512)
-      return R.fail("blockN must be a power of 2 no larger than 512 but got " +
-                    Twine(L.BlockN));
-    if (L.ColStride != 1 && L.ColStride != 2 && L.ColStride != 4)
-      return R.fail("colStride must be 1, 2, or 4 but got " +
-                    Twine(L.ColStride));
-    if (!isPowerOf2_32(L.CTASplitM) || !isPowerOf2_32(L.CTASplitN))
-      return R.fail("CTASplitM and CTASplitN must be powers of two");
-  } else if (N == "ttng.tensor_memory_scales_encoding") {
-    L.K = Layout::Kind::TensorMemoryScales;
-    if (Error E = R.integer("CTASplitM", L.CTASplitM, false))
-      return E;
-    if (Error E = R.integer("CTASplitN", L.CTASplitN, false))
-      return E;
-  }
   return L;
 }
 

@@ -272,18 +272,55 @@ entriesOf(const toml::table &Doc, StringRef Name, StringRef SourceName) {
   return A;
 }
 
-Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
-                                         bool OnlyFamilies) {
-  toml::table Doc;
+/// The keys of one [[family]] or [[mapping]] entry (Kind) besides its ids:
+/// summary (the first one given is kept, into Summary) and the pattern
+/// keys, into R.
+template <typename RuleT>
+static Error readEntryKeys(StringRef SourceName, const toml::table &Entry,
+                           StringRef Kind, RuleT &R, std::string &Summary) {
+  bool Mapping = Kind == "mapping";
+  for (const auto &[KeyName, Value] : Entry) {
+    StringRef Key(KeyName.str().data(), KeyName.str().size());
+    if (Key == "id" || (Mapping && Key == "family"))
+      continue;
+    if (Key == "summary") {
+      if (!Value.is_string())
+        return nodeError(SourceName, Value.source(),
+                         "expected summary to be a string");
+      if (Summary.empty())
+        Summary = **Value.as_string();
+      continue;
+    }
+    Expected<bool> Pattern = parsePatterns(SourceName, Key, Value, R);
+    if (!Pattern)
+      return Pattern.takeError();
+    if (!*Pattern)
+      return nodeError(SourceName, Value.source(),
+                       "unknown key '" + Key + "' in [[" + Kind +
+                           "]] (expected id, " + (Mapping ? "family, " : "") +
+                           "summary, ptx, sass, ptx_exclude, sass_exclude)");
+  }
+  return Error::success();
+}
+
+/// The document, or its syntax error located in Text.
+static Expected<toml::table> parseToml(StringRef Text, StringRef SourceName) {
   try {
-    Doc = toml::parse(std::string_view(Text.data(), Text.size()),
-                      std::string_view(SourceName.data(), SourceName.size()));
+    return toml::parse(std::string_view(Text.data(), Text.size()),
+                       std::string_view(SourceName.data(), SourceName.size()));
   } catch (const toml::parse_error &E) {
     auto [Line, Column] =
         positionInside(Text, E.source().begin.line, E.source().begin.column);
     return inputError(SourceName, Line, Column, std::string(E.description()));
   }
+}
 
+Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
+                                         bool OnlyFamilies) {
+  Expected<toml::table> DocOrErr = parseToml(Text, SourceName);
+  if (!DocOrErr)
+    return DocOrErr.takeError();
+  const toml::table &Doc = *DocOrErr;
   FamilyTable T;
   for (const auto &[Key, Node] : Doc) {
     if (Key.str() == "family" || Key.str() == "mapping")
@@ -323,28 +360,9 @@ Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
     auto R = std::make_unique<Rule>();
     R->Family = *Index;
     R->Source = (SourceName + ":" + Twine(EntryNode.source().begin.line)).str();
-
-    for (const auto &[KeyName, Value] : *Entry) {
-      StringRef Key(KeyName.str().data(), KeyName.str().size());
-      if (Key == "id")
-        continue;
-      if (Key == "summary") {
-        if (!Value.is_string())
-          return nodeError(SourceName, Value.source(),
-                           "expected summary to be a string");
-        if (T.Families[*Index].Summary.empty())
-          T.Families[*Index].Summary = **Value.as_string();
-        continue;
-      }
-      Expected<bool> Pattern = parsePatterns(SourceName, Key, Value, *R);
-      if (!Pattern)
-        return Pattern.takeError();
-      if (!*Pattern)
-        return nodeError(SourceName, Value.source(),
-                         "unknown key '" + Key +
-                             "' in [[family]] (expected id, summary, ptx, "
-                             "sass, ptx_exclude, sass_exclude)");
-    }
+    if (Error E = readEntryKeys(SourceName, *Entry, "family", *R,
+                                T.Families[*Index].Summary))
+      return E;
     T.Rules.push_back(std::move(R));
   }
 
@@ -379,28 +397,9 @@ Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
     auto R = std::make_unique<Rule>();
     R->Family = Index;
     R->Source = (SourceName + ":" + Twine(EntryNode.source().begin.line)).str();
-    for (const auto &[KeyName, Value] : *Entry) {
-      StringRef Key(KeyName.str().data(), KeyName.str().size());
-      if (Key == "id" || Key == "family")
-        continue;
-      if (Key == "summary") {
-        if (!Value.is_string())
-          return nodeError(SourceName, Value.source(),
-                           "expected summary to be a string");
-        if (T.Mappings[Index].Summary.empty())
-          T.Mappings[Index].Summary = **Value.as_string();
-        continue;
-      }
-      Expected<bool> Pattern = parsePatterns(SourceName, Key, Value, *R);
-      if (!Pattern)
-        return Pattern.takeError();
-      if (!*Pattern)
-        return nodeError(SourceName, Value.source(),
-                         "unknown key '" + Key +
-                             "' in [[mapping]] (expected id, family, "
-                             "summary, ptx, sass, ptx_exclude, "
-                             "sass_exclude)");
-    }
+    if (Error E = readEntryKeys(SourceName, *Entry, "mapping", *R,
+                                T.Mappings[Index].Summary))
+      return E;
     T.MappingRules.push_back(std::move(R));
   }
   return T;

@@ -132,14 +132,10 @@ void computeDominators(std::vector<BasicBlock> &Blocks,
     Blocks[B].Idom = B == Rpo[0] ? NoIndex : Idom[B];
 }
 
-} // namespace
-
-ControlFlow buildControlFlow(uint32_t NumInsts, ArrayRef<Transfer> Transfers) {
-  ControlFlow CF;
-  if (NumInsts == 0)
-    return CF;
-
-  // Leaders.
+/// Blocks from their leaders: the first instruction, the targets of
+/// transfers and the instructions after them.
+void buildBlocks(ControlFlow &CF, uint32_t NumInsts,
+                 ArrayRef<Transfer> Transfers) {
   std::vector<uint8_t> Leader(NumInsts, 0);
   Leader[0] = 1;
   for (const Transfer &T : Transfers) {
@@ -151,8 +147,6 @@ ControlFlow buildControlFlow(uint32_t NumInsts, ArrayRef<Transfer> Transfers) {
       if (Tgt < NumInsts)
         Leader[Tgt] = 1;
   }
-
-  // Blocks.
   CF.BlockOf.resize(NumInsts);
   for (uint32_t I = 0; I < NumInsts; ++I) {
     if (Leader[I]) {
@@ -164,8 +158,12 @@ ControlFlow buildControlFlow(uint32_t NumInsts, ArrayRef<Transfer> Transfers) {
     CF.BlockOf[I] = CF.Blocks.size() - 1;
   }
   CF.Blocks.back().End = NumInsts;
+}
 
-  // Edges. Transfers are sorted, so one cursor walks them with the blocks.
+/// Successors and predecessors. Transfers are sorted, so one cursor walks
+/// them with the blocks.
+void addEdges(ControlFlow &CF, uint32_t NumInsts,
+              ArrayRef<Transfer> Transfers) {
   size_t TI = 0;
   for (uint32_t B = 0; B < CF.Blocks.size(); ++B) {
     BasicBlock &BB = CF.Blocks[B];
@@ -187,10 +185,13 @@ ControlFlow buildControlFlow(uint32_t NumInsts, ArrayRef<Transfer> Transfers) {
   for (uint32_t B = 0; B < CF.Blocks.size(); ++B)
     for (uint32_t S : CF.Blocks[B].Succs)
       CF.Blocks[S].Preds.push_back(B);
+}
 
-  std::vector<uint32_t> Rpo = reversePostorder(CF.Blocks);
-  computeDominators(CF.Blocks, Rpo);
-
+/// Natural loops, by header: everything that reaches a latch (the source
+/// of a back edge) without passing the header. Preds of reachable blocks
+/// inside the loop are all reachable.
+std::vector<Loop> naturalLoops(const ControlFlow &CF,
+                               const std::vector<uint32_t> &Rpo) {
   // Back edges, grouped by header (block order).
   std::vector<SmallVector<uint32_t, 2>> LatchesOf(CF.Blocks.size());
   for (uint32_t U : Rpo)
@@ -198,8 +199,6 @@ ControlFlow buildControlFlow(uint32_t NumInsts, ArrayRef<Transfer> Transfers) {
       if (CF.dominates(H, U))
         LatchesOf[H].push_back(U);
 
-  // Natural loops: everything that reaches a latch without passing the
-  // header. Preds of reachable blocks inside the loop are all reachable.
   std::vector<Loop> Found;
   std::vector<uint8_t> InLoop(CF.Blocks.size(), 0);
   std::vector<uint32_t> Work;
@@ -233,9 +232,14 @@ ControlFlow buildControlFlow(uint32_t NumInsts, ArrayRef<Transfer> Transfers) {
     std::sort(L.Blocks.begin(), L.Blocks.end());
     Found.push_back(std::move(L));
   }
+  return Found;
+}
 
-  // Nesting: natural loops with distinct headers are nested or disjoint; the
-  // parent is the smallest other loop holding the header.
+/// The loops of Found (by header) into CF.Loops in preorder of the loop
+/// tree, with their parents, depths, and the innermost loop of each block.
+void nestLoops(ControlFlow &CF, std::vector<Loop> &Found) {
+  // Natural loops with distinct headers are nested or disjoint; the parent
+  // is the smallest other loop holding the header.
   auto Holds = [](const Loop &A, uint32_t Block) {
     return std::binary_search(A.Blocks.begin(), A.Blocks.end(), Block);
   };
@@ -276,6 +280,20 @@ ControlFlow buildControlFlow(uint32_t NumInsts, ArrayRef<Transfer> Transfers) {
     for (uint32_t B : L.Blocks)
       CF.Blocks[B].Loop = &L - CF.Loops.data(); // deeper loops come later
   }
+}
+
+} // namespace
+
+ControlFlow buildControlFlow(uint32_t NumInsts, ArrayRef<Transfer> Transfers) {
+  ControlFlow CF;
+  if (NumInsts == 0)
+    return CF;
+  buildBlocks(CF, NumInsts, Transfers);
+  addEdges(CF, NumInsts, Transfers);
+  std::vector<uint32_t> Rpo = reversePostorder(CF.Blocks);
+  computeDominators(CF.Blocks, Rpo);
+  std::vector<Loop> Found = naturalLoops(CF, Rpo);
+  nestLoops(CF, Found);
   return CF;
 }
 

@@ -123,6 +123,235 @@ Error malformed(StringRef Path, Error E) {
                     "truncated or malformed cubin: " + toString(std::move(E)));
 }
 
+/// The checks of an ELF identification that say whether this is a cubin at
+/// all, before LLVM reads the headers.
+Error checkElfIdent(StringRef Data, StringRef Path) {
+  if (Data.size() < ELF::EI_NIDENT || !Data.starts_with(ELF::ElfMagic))
+    return inputError(Path, "not a cubin: expected an ELF file");
+  if (Data[ELF::EI_CLASS] != ELF::ELFCLASS64 ||
+      Data[ELF::EI_DATA] != ELF::ELFDATA2LSB)
+    return inputError(Path, "not a cubin: expected a 64-bit little-endian "
+                            "ELF file (CUDA cubin)");
+  return Error::success();
+}
+
+/// The architecture moved from bits 0..7 to bits 8..15 with ABI version 2
+/// (Blackwell); the "a" flag moved with it.
+void readArch(const ELF64LE::Ehdr &Header, CubinInfo &Info) {
+  if (Header.e_ident[ELF::EI_ABIVERSION] >= ELF::ELFABIVERSION_CUDA_V2) {
+    Info.SmArch =
+        (Header.e_flags & ELF::EF_CUDA_SM_MASK) >> ELF::EF_CUDA_SM_OFFSET;
+    Info.ArchSpecific = Header.e_flags & ELF::EF_CUDA_ACCELERATORS;
+  } else {
+    Info.SmArch = Header.e_flags & ELF::EF_CUDA_SM;
+    Info.ArchSpecific = Header.e_flags & ELF::EF_CUDA_ACCELERATORS_V1;
+  }
+}
+
+/// Every section's bytes must be in the file, even those we do not read: a
+/// cut file must not pass for a whole one.
+Error checkSectionBounds(ELF64LEFile::Elf_Shdr_Range Sections, StringRef Data,
+                         StringRef Path) {
+  for (const auto &Sec : Sections)
+    if (Sec.sh_type != ELF::SHT_NOBITS &&
+        (Sec.sh_offset > Data.size() ||
+         Sec.sh_size > Data.size() - Sec.sh_offset))
+      return inputError(Path, "truncated or malformed cubin: a section runs "
+                              "past the end of the file (" +
+                                  Twine(Data.size()) + " bytes)");
+  return Error::success();
+}
+
+/// One cubin being read into a CubinInfo: its symbols, then its sections
+/// (per-function ones by name), then the .nv.info records.
+class CubinReader {
+public:
+  CubinReader(const ELF64LEFile &File, StringRef Data, StringRef Path,
+              CubinInfo &Info)
+      : File(File), Data(Data), Path(Path), Info(Info) {}
+
+  Error readSymbols(ELF64LEFile::Elf_Shdr_Range Sections);
+  Error readSections(ELF64LEFile::Elf_Shdr_Range Sections);
+  void addSectionSizes();
+  Error readNvInfo();
+
+private:
+  struct FuncSym {
+    StringRef Name;
+    unsigned Section;
+    uint8_t Other;
+  };
+  struct Pending {
+    StringRef Name;
+    uint64_t Size;
+    unsigned Bank; ///< for constant banks
+  };
+
+  void addKernel(const ELF64LE::Shdr &Sec, unsigned Index, StringRef Fn);
+  Error readAttribute(StringRef SecName, ArrayRef<uint8_t> Contents,
+                      CubinKernel *Own, const Attribute &A);
+  CubinKernel *kernelNamed(StringRef Fn) {
+    auto It = KernelIndex.find(Fn);
+    return It == KernelIndex.end() ? nullptr : &Info.Kernels[It->second];
+  }
+  CubinKernel *kernelOfSymbol(uint32_t Sym) {
+    return Funcs[Sym] ? kernelNamed(Funcs[Sym]->Name) : nullptr;
+  }
+
+  const ELF64LEFile &File;
+  StringRef Data, Path;
+  CubinInfo &Info;
+  /// Symbols: index -> (name, section, st_other), for the FUNC symbols that
+  /// .nv.info records point at. A vector by index, not a map: an index is
+  /// any 32-bit value a record holds, the map's reserved keys included.
+  std::vector<std::optional<FuncSym>> Funcs;
+  /// The FUNC symbols of each section (st_shndx is 16 bits: never a
+  /// reserved key of the map).
+  DenseMap<unsigned, SmallVector<uint32_t, 1>> FuncsInSection;
+  StringMap<unsigned> KernelIndex; ///< into Info.Kernels, by function name
+  SmallVector<Pending, 4> Shared, Local, Constants;
+  SmallVector<std::pair<StringRef, ArrayRef<uint8_t>>, 2> NvInfo;
+};
+
+Error CubinReader::readSymbols(ELF64LEFile::Elf_Shdr_Range Sections) {
+  const ELF64LE::Shdr *SymTab = nullptr;
+  for (const auto &Sec : Sections)
+    if (Sec.sh_type == ELF::SHT_SYMTAB)
+      SymTab = &Sec;
+  if (!SymTab)
+    return Error::success();
+  Expected<ELF64LEFile::Elf_Sym_Range> Syms = File.symbols(SymTab);
+  if (!Syms)
+    return malformed(Path, Syms.takeError());
+  Expected<StringRef> StrTab = File.getStringTableForSymtab(*SymTab);
+  if (!StrTab)
+    return malformed(Path, StrTab.takeError());
+  Funcs.resize(Syms->size());
+  uint32_t Index = 0;
+  for (const auto &Sym : *Syms) {
+    if (Sym.getType() == ELF::STT_FUNC) {
+      Expected<StringRef> Name = Sym.getName(*StrTab);
+      if (!Name)
+        return malformed(Path, Name.takeError());
+      Funcs[Index] = FuncSym{*Name, Sym.st_shndx, Sym.st_other};
+      FuncsInSection[Sym.st_shndx].push_back(Index);
+    }
+    ++Index;
+  }
+  return Error::success();
+}
+
+Error CubinReader::readSections(ELF64LEFile::Elf_Shdr_Range Sections) {
+  unsigned SecIndex = 0;
+  for (const auto &Sec : Sections) {
+    unsigned ThisIndex = SecIndex++;
+    Expected<StringRef> NameOrErr = File.getSectionName(Sec);
+    if (!NameOrErr)
+      return malformed(Path, NameOrErr.takeError());
+    StringRef Name = *NameOrErr;
+    // NOBITS sections have a size but no contents: read only sh_size.
+    if (Name.starts_with(".text.")) {
+      addKernel(Sec, ThisIndex, Name.drop_front(6));
+    } else if (Name.starts_with(".nv.shared.") &&
+               !Name.starts_with(".nv.shared.reserved.")) {
+      Shared.push_back({Name.drop_front(11), Sec.sh_size, 0});
+    } else if (Name.starts_with(".nv.local.")) {
+      Local.push_back({Name.drop_front(10), Sec.sh_size, 0});
+    } else if (Name == ".nv.global" || Name == ".nv.global.init") {
+      Info.Global += Sec.sh_size;
+    } else if (auto Bank = constantSection(Name)) {
+      if (Bank->second.empty())
+        addBank(Info.CommonConstants, Bank->first, Sec.sh_size);
+      else
+        Constants.push_back({Bank->second, Sec.sh_size, Bank->first});
+    } else if (Name == ".nv.info" || Name.starts_with(".nv.info.")) {
+      Expected<ArrayRef<uint8_t>> Contents = File.getSectionContents(Sec);
+      if (!Contents)
+        return malformed(Path, Contents.takeError());
+      NvInfo.push_back({Name, *Contents});
+    }
+  }
+  return Error::success();
+}
+
+/// The kernel of a `.text.<Fn>` section (section number Index).
+void CubinReader::addKernel(const ELF64LE::Shdr &Sec, unsigned Index,
+                            StringRef Fn) {
+  CubinKernel K;
+  K.Name = Fn.str();
+  K.CodeBytes = Sec.sh_size;
+  K.Registers = Sec.sh_info >> 24; // pre-Hopper; REGCOUNT overrides
+  if (auto It = FuncsInSection.find(Index); It != FuncsInSection.end())
+    for (uint32_t Idx : It->second)
+      if (Funcs[Idx]->Name == Fn)
+        K.IsEntry = Funcs[Idx]->Other & STO_CUDA_ENTRY;
+  KernelIndex[Fn] = Info.Kernels.size();
+  Info.Kernels.push_back(std::move(K));
+}
+
+/// The sizes of the per-function shared, local and constant sections.
+void CubinReader::addSectionSizes() {
+  for (const Pending &P : Shared)
+    if (CubinKernel *K = kernelNamed(P.Name))
+      K->SharedStatic += P.Size;
+  for (const Pending &P : Local)
+    if (CubinKernel *K = kernelNamed(P.Name))
+      K->Local += P.Size;
+  for (const Pending &P : Constants)
+    if (CubinKernel *K = kernelNamed(P.Name))
+      addBank(K->Constants, P.Bank, P.Size);
+}
+
+Error CubinReader::readNvInfo() {
+  for (const auto &[SecName, Contents] : NvInfo) {
+    // .nv.info.<fn> records concern <fn>; .nv.info records name a symbol.
+    CubinKernel *Own =
+        SecName == ".nv.info" ? nullptr : kernelNamed(SecName.drop_front(9));
+    if (Error E = forEachAttribute(
+            Contents, Path, SecName, [&](const Attribute &A) -> Error {
+              return readAttribute(SecName, Contents, Own, A);
+            }))
+      return E;
+  }
+  return Error::success();
+}
+
+Error CubinReader::readAttribute(StringRef SecName, ArrayRef<uint8_t> Contents,
+                                 CubinKernel *Own, const Attribute &A) {
+  bool PerSymbol = A.Format == EIFMT_SVAL && A.Payload.size() == 8 &&
+                   (A.Id == EIATTR_REGCOUNT || A.Id == EIATTR_FRAME_SIZE);
+  if (PerSymbol) {
+    uint32_t Sym = word(A.Payload, 0);
+    if (Sym >= Funcs.size()) {
+      uint64_t At = Contents.data() - Data.bytes_begin() + A.Offset;
+      return inputError(Path, "malformed cubin: the " + SecName +
+                                  " record at byte 0x" + Twine::utohexstr(At) +
+                                  " names symbol " + Twine(Sym) +
+                                  ", past the symbol table's " +
+                                  Twine(Funcs.size()) + " symbols");
+    }
+    CubinKernel *K = kernelOfSymbol(Sym);
+    if (!K)
+      return Error::success(); // a helper without its own .text
+    uint32_t V = word(A.Payload, 1);
+    if (A.Id == EIATTR_REGCOUNT)
+      K->Registers = V;
+    else
+      K->Stack = V;
+    return Error::success();
+  }
+  if (!Own)
+    return Error::success();
+  if (A.Id == EIATTR_MAXREG_COUNT && A.Format == EIFMT_HVAL)
+    Own->MaxRegisters = A.Value;
+  else if ((A.Id == EIATTR_MAX_THREADS || A.Id == EIATTR_REQNTID) &&
+           A.Format == EIFMT_SVAL && A.Payload.size() == 12) {
+    unsigned N = word(A.Payload, 0) * word(A.Payload, 1) * word(A.Payload, 2);
+    (A.Id == EIATTR_MAX_THREADS ? Own->MaxThreads : Own->RequiredThreads) = N;
+  }
+  return Error::success();
+}
+
 } // namespace
 
 uint64_t CubinKernel::constantBank(unsigned N) const {
@@ -171,12 +400,8 @@ Expected<CubinInfo> readCubin(StringRef Path) {
 
 Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
   StringRef Data = Buffer.getBuffer();
-  if (Data.size() < ELF::EI_NIDENT || !Data.starts_with(ELF::ElfMagic))
-    return inputError(Path, "not a cubin: expected an ELF file");
-  if (Data[ELF::EI_CLASS] != ELF::ELFCLASS64 ||
-      Data[ELF::EI_DATA] != ELF::ELFDATA2LSB)
-    return inputError(Path, "not a cubin: expected a 64-bit little-endian "
-                            "ELF file (CUDA cubin)");
+  if (Error E = checkElfIdent(Data, Path))
+    return E;
   Expected<ELF64LEFile> FileOrErr = ELF64LEFile::create(Data);
   if (!FileOrErr)
     return malformed(Path, FileOrErr.takeError());
@@ -190,182 +415,24 @@ Expected<CubinInfo> readCubin(MemoryBufferRef Buffer, StringRef Path) {
 
   CubinInfo Info;
   Info.Path = Path.str();
-  // The architecture moved from bits 0..7 to bits 8..15 with ABI version 2
-  // (Blackwell); the "a" flag moved with it.
-  if (Header.e_ident[ELF::EI_ABIVERSION] >= ELF::ELFABIVERSION_CUDA_V2) {
-    Info.SmArch =
-        (Header.e_flags & ELF::EF_CUDA_SM_MASK) >> ELF::EF_CUDA_SM_OFFSET;
-    Info.ArchSpecific = Header.e_flags & ELF::EF_CUDA_ACCELERATORS;
-  } else {
-    Info.SmArch = Header.e_flags & ELF::EF_CUDA_SM;
-    Info.ArchSpecific = Header.e_flags & ELF::EF_CUDA_ACCELERATORS_V1;
-  }
-
+  readArch(Header, Info);
   Expected<ELF64LEFile::Elf_Shdr_Range> Sections = File.sections();
   if (!Sections)
     return malformed(Path, Sections.takeError());
   if (Expected<ELF64LEFile::Elf_Phdr_Range> Phdrs = File.program_headers();
       !Phdrs)
     return malformed(Path, Phdrs.takeError());
-  // Every section's bytes must be in the file, even those we do not read: a
-  // cut file must not pass for a whole one.
-  for (const auto &Sec : *Sections)
-    if (Sec.sh_type != ELF::SHT_NOBITS &&
-        (Sec.sh_offset > Data.size() ||
-         Sec.sh_size > Data.size() - Sec.sh_offset))
-      return inputError(Path, "truncated or malformed cubin: a section runs "
-                              "past the end of the file (" +
-                                  Twine(Data.size()) + " bytes)");
+  if (Error E = checkSectionBounds(*Sections, Data, Path))
+    return E;
 
-  // Symbols: index -> (name, section, st_other), for the FUNC symbols that
-  // .nv.info records point at. A vector by index, not a map: an index is
-  // any 32-bit value a record holds, the map's reserved keys included.
-  const ELF64LE::Shdr *SymTab = nullptr;
-  for (const auto &Sec : *Sections)
-    if (Sec.sh_type == ELF::SHT_SYMTAB)
-      SymTab = &Sec;
-  struct FuncSym {
-    StringRef Name;
-    unsigned Section;
-    uint8_t Other;
-  };
-  std::vector<std::optional<FuncSym>> Funcs;
-  // The FUNC symbols of each section (st_shndx is 16 bits: never a reserved
-  // key of the map).
-  DenseMap<unsigned, SmallVector<uint32_t, 1>> FuncsInSection;
-  if (SymTab) {
-    Expected<ELF64LEFile::Elf_Sym_Range> Syms = File.symbols(SymTab);
-    if (!Syms)
-      return malformed(Path, Syms.takeError());
-    Expected<StringRef> StrTab = File.getStringTableForSymtab(*SymTab);
-    if (!StrTab)
-      return malformed(Path, StrTab.takeError());
-    Funcs.resize(Syms->size());
-    uint32_t Index = 0;
-    for (const auto &Sym : *Syms) {
-      if (Sym.getType() == ELF::STT_FUNC) {
-        Expected<StringRef> Name = Sym.getName(*StrTab);
-        if (!Name)
-          return malformed(Path, Name.takeError());
-        Funcs[Index] = FuncSym{*Name, Sym.st_shndx, Sym.st_other};
-        FuncsInSection[Sym.st_shndx].push_back(Index);
-      }
-      ++Index;
-    }
-  }
-
-  // Per-function sections, by function name.
-  StringMap<unsigned> KernelIndex;
-  struct Pending {
-    StringRef Name;
-    uint64_t Size;
-    unsigned Bank; ///< for constant banks
-  };
-  SmallVector<Pending, 4> Shared, Local, Constants;
-  SmallVector<std::pair<StringRef, ArrayRef<uint8_t>>, 2> NvInfo;
-  unsigned SecIndex = 0;
-  for (const auto &Sec : *Sections) {
-    unsigned ThisIndex = SecIndex++;
-    Expected<StringRef> NameOrErr = File.getSectionName(Sec);
-    if (!NameOrErr)
-      return malformed(Path, NameOrErr.takeError());
-    StringRef Name = *NameOrErr;
-    // NOBITS sections have a size but no contents: read only sh_size.
-    if (Name.starts_with(".text.")) {
-      StringRef Fn = Name.drop_front(6);
-      CubinKernel K;
-      K.Name = Fn.str();
-      K.CodeBytes = Sec.sh_size;
-      K.Registers = Sec.sh_info >> 24; // pre-Hopper; REGCOUNT overrides
-      if (auto It = FuncsInSection.find(ThisIndex); It != FuncsInSection.end())
-        for (uint32_t Idx : It->second)
-          if (Funcs[Idx]->Name == Fn)
-            K.IsEntry = Funcs[Idx]->Other & STO_CUDA_ENTRY;
-      KernelIndex[Fn] = Info.Kernels.size();
-      Info.Kernels.push_back(std::move(K));
-    } else if (Name.starts_with(".nv.shared.") &&
-               !Name.starts_with(".nv.shared.reserved.")) {
-      Shared.push_back({Name.drop_front(11), Sec.sh_size, 0});
-    } else if (Name.starts_with(".nv.local.")) {
-      Local.push_back({Name.drop_front(10), Sec.sh_size, 0});
-    } else if (Name == ".nv.global" || Name == ".nv.global.init") {
-      Info.Global += Sec.sh_size;
-    } else if (auto Bank = constantSection(Name)) {
-      if (Bank->second.empty())
-        addBank(Info.CommonConstants, Bank->first, Sec.sh_size);
-      else
-        Constants.push_back({Bank->second, Sec.sh_size, Bank->first});
-    } else if (Name == ".nv.info" || Name.starts_with(".nv.info.")) {
-      Expected<ArrayRef<uint8_t>> Contents = File.getSectionContents(Sec);
-      if (!Contents)
-        return malformed(Path, Contents.takeError());
-      NvInfo.push_back({Name, *Contents});
-    }
-  }
-
-  auto KernelNamed = [&](StringRef Fn) -> CubinKernel * {
-    auto It = KernelIndex.find(Fn);
-    return It == KernelIndex.end() ? nullptr : &Info.Kernels[It->second];
-  };
-  auto KernelOfSymbol = [&](uint32_t Sym) -> CubinKernel * {
-    return Funcs[Sym] ? KernelNamed(Funcs[Sym]->Name) : nullptr;
-  };
-  for (const Pending &P : Shared)
-    if (CubinKernel *K = KernelNamed(P.Name))
-      K->SharedStatic += P.Size;
-  for (const Pending &P : Local)
-    if (CubinKernel *K = KernelNamed(P.Name))
-      K->Local += P.Size;
-  for (const Pending &P : Constants)
-    if (CubinKernel *K = KernelNamed(P.Name))
-      addBank(K->Constants, P.Bank, P.Size);
-
-  for (const auto &[SecName, Contents] : NvInfo) {
-    // .nv.info.<fn> records concern <fn>; .nv.info records name a symbol.
-    CubinKernel *Own =
-        SecName == ".nv.info" ? nullptr : KernelNamed(SecName.drop_front(9));
-    Error E = forEachAttribute(
-        Contents, Path, SecName, [&](const Attribute &A) -> Error {
-          bool PerSymbol =
-              A.Format == EIFMT_SVAL && A.Payload.size() == 8 &&
-              (A.Id == EIATTR_REGCOUNT || A.Id == EIATTR_FRAME_SIZE);
-          if (PerSymbol) {
-            uint32_t Sym = word(A.Payload, 0);
-            if (Sym >= Funcs.size()) {
-              uint64_t At = Contents.data() - Data.bytes_begin() + A.Offset;
-              return inputError(Path, "malformed cubin: the " + SecName +
-                                          " record at byte 0x" +
-                                          Twine::utohexstr(At) +
-                                          " names symbol " + Twine(Sym) +
-                                          ", past the symbol table's " +
-                                          Twine(Funcs.size()) + " symbols");
-            }
-            CubinKernel *K = KernelOfSymbol(Sym);
-            if (!K)
-              return Error::success(); // a helper without its own .text
-            uint32_t V = word(A.Payload, 1);
-            if (A.Id == EIATTR_REGCOUNT)
-              K->Registers = V;
-            else
-              K->Stack = V;
-            return Error::success();
-          }
-          if (!Own)
-            return Error::success();
-          if (A.Id == EIATTR_MAXREG_COUNT && A.Format == EIFMT_HVAL)
-            Own->MaxRegisters = A.Value;
-          else if ((A.Id == EIATTR_MAX_THREADS || A.Id == EIATTR_REQNTID) &&
-                   A.Format == EIFMT_SVAL && A.Payload.size() == 12) {
-            unsigned N =
-                word(A.Payload, 0) * word(A.Payload, 1) * word(A.Payload, 2);
-            (A.Id == EIATTR_MAX_THREADS ? Own->MaxThreads
-                                        : Own->RequiredThreads) = N;
-          }
-          return Error::success();
-        });
-    if (E)
-      return E;
-  }
+  CubinReader R(File, Data, Path, Info);
+  if (Error E = R.readSymbols(*Sections))
+    return E;
+  if (Error E = R.readSections(*Sections))
+    return E;
+  R.addSectionSizes();
+  if (Error E = R.readNvInfo())
+    return E;
   return Info;
 }
 

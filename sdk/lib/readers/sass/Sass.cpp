@@ -191,12 +191,15 @@ private:
   SassModule &M;
   StringRef Path;
   StringRef Buf;
-  bool Triton = false;       ///< triton.tools.disasm: no addresses
-  uint64_t NextAddress = 0;  ///< Triton: 16 bytes per instruction
-  uint64_t PrevAddress = 0;  ///< of the last instruction line read
+  bool Triton = false;      ///< triton.tools.disasm: no addresses
+  uint64_t NextAddress = 0; ///< Triton: 16 bytes per instruction
+  uint64_t PrevAddress = 0; ///< of the last instruction line read
   bool HavePrevAddress = false;
   uint32_t Line = 0;
   const char *LineBegin = nullptr;
+  bool Cuobjdump = false;      ///< the listing is cuobjdump's
+  bool ExplicitTarget = false; ///< .target or `code for` named the target
+  bool Closed = true;          ///< cuobjdump: the last listing ended with dots
 
   // Function being read.
   SassFunction *F = nullptr;
@@ -215,9 +218,17 @@ private:
     return inputError(Path, Line, column(P), Msg);
   }
 
+  Error scanLine(StringRef L);
+  Error commentLine(StringRef L);
+  Error directive(StringRef L);
+  Error otherLine(StringRef L);
+  void label(StringRef L);
   void startFunction(StringRef Name);
   Error finishFunction();
   Error instruction(StringRef L);
+  Error readInstruction(StringRef L, SassInstruction &I, bool &Never);
+  const char *readLocation(StringRef L, SassInstruction &I);
+  void findCodeOperand(SassInstruction &I, bool TakesAddress) const;
   Error lineInfo(StringRef L);
   void endInfoGroup();
   void setTargetFromFlags(StringRef Flags);
@@ -320,60 +331,11 @@ void SassScanner::setTargetFromFlags(StringRef Flags) {
     M.Target += 'a';
 }
 
-Error SassScanner::instruction(StringRef L) {
-  // Built in place: no copy of the (large) instruction per line.
-  Insts.emplace_back();
-  SassInstruction &I = Insts.back();
-  auto Fail = [&](const char *At, const Twine &Msg) {
-    Insts.pop_back();
-    return errorAt(At, Msg);
-  };
-  I.Line = Line;
-  const char *P = L.begin() + 2, *E = L.end();
-  if (Triton) {
-    // "02:-:-:Y:4<tab>@!P0 BRA LBB0;": the control code, then the
-    // instruction; instructions are 16 bytes apart from the function start
-    // (the addresses cuobjdump prints).
-    I.Schedule = L.take_front(controlCodeLength(L));
-    I.Address = NextAddress;
-    NextAddress += 16;
-    P = skipBlanks(L.begin() + I.Schedule.size() + 1, E);
-  } else {
-    if (!parseHex(P, E, I.Address) || E - P < 2 || P[0] != '*' || P[1] != '/')
-      return Fail(L.begin(), "expected an address comment like /*0040*/");
-    P = skipBlanks(P + 2, E);
-  }
-  if (P < E && *P == '@') {
-    ++P;
-    if (P < E && *P == '!') {
-      I.PredicateNegated = true;
-      ++P;
-    }
-    const char *B = P;
-    while (P < E && (isAlpha(*P) || isDigit(*P) || *P == '_'))
-      ++P;
-    if (P == B)
-      return Fail(B, "expected a predicate register after '@'");
-    I.Predicate = StringRef(B, P - B);
-    P = skipBlanks(P, E);
-  }
-  // `@!PT` / `@!UPT`: the predicate is never true, the line never runs.
-  // Checked for well-formedness below like any line, then left out.
-  bool Never = I.PredicateNegated && (I.Predicate == "PT" || I.Predicate == "UPT");
-  const char *Op = P;
-  while (P < E && !isBlank(*P) && *P != ';')
-    ++P;
-  if (P == Op)
-    return Fail(Op, "expected an opcode after the address");
-  I.Opcode = StringRef(Op, P - Op);
-  I.Column = column(Op);
-  const void *Semi = memchr(P, ';', E - P);
-  if (!Semi)
-    return Fail(Op, "expected ';' to end the instruction (truncated line?)");
-  const char *S = static_cast<const char *>(Semi);
-  // Scheduling annotations (sm_120 listings) are the trailing blank-separated
-  // tokens that start with '&' or '?': "&wr=0x0", "&req={1}", "&rd=0x1",
-  // "?trans1", "?WAIT5_END_GROUP".
+/// Where the scheduling annotations of an sm_120 listing start among the
+/// operands [P, S) (S if there are none): the trailing blank-separated
+/// tokens that start with '&' or '?': "&wr=0x0", "&req={1}", "&rd=0x1",
+/// "?trans1", "?WAIT5_END_GROUP".
+const char *annotationsStart(const char *P, const char *S) {
   const char *OpsEnd = S;
   for (;;) {
     const char *TE = OpsEnd;
@@ -383,16 +345,15 @@ Error SassScanner::instruction(StringRef L) {
     while (TB > P && !isBlank(TB[-1]))
       --TB;
     if (TB == TE || TB == P || (*TB != '&' && *TB != '?'))
-      break;
+      return OpsEnd;
     OpsEnd = TB;
   }
-  if (OpsEnd != S)
-    I.Schedule = trim(OpsEnd, S);
-  I.Operands = trim(P, OpsEnd);
+}
 
-  // Control flow, and whether the opcode takes a code address (the opcodes
-  // nvdisasm prints with a label). One switch on the first letter: most
-  // opcodes leave after a single compare.
+/// Control flow, and whether the opcode takes a code address (the opcodes
+/// nvdisasm prints with a label). One switch on the first letter: most
+/// opcodes leave after a single compare.
+bool classifyFlow(SassInstruction &I) {
   StringRef Base = I.baseOpcode(); // empty for an opcode like ".X"
   char First = Base.empty() ? 0 : Base[0];
   bool TakesAddress = false;
@@ -443,35 +404,24 @@ Error SassScanner::instruction(StringRef L) {
   default:
     break;
   }
+  return TakesAddress;
+}
 
-  // The operand that names a code address: "`(label)" in nvdisasm listings
-  // (kept on any opcode), else the last operand of an opcode that takes one:
-  // a number (cuobjdump, triton) or an "LBB0" label (triton).
-  StringRef Ops = I.Operands;
-  size_t Tick = Ops.find('`');
-  if (Tick != StringRef::npos) {
-    StringRef T = Ops.drop_front(Tick);
-    size_t Close = T.find(')');
-    if (T.size() > 2 && T[1] == '(' && Close != StringRef::npos)
-      I.CodeOperand = T.take_front(Close + 1);
-  } else if (TakesAddress) {
-    size_t Last = Ops.find_last_of(" ,");
-    StringRef T = Last == StringRef::npos ? Ops : Ops.drop_front(Last + 1);
-    uint64_t A;
-    const char *Q = T.begin() + 2;
-    if (T.size() > 2 && T[0] == '0' && T[1] == 'x' &&
-        parseHex(Q, T.end(), A) && Q == T.end()) {
-      I.CodeOperand = T;
-      I.CodeAddress = A;
-    } else if (Triton && !T.empty() && isAlpha(T[0]) &&
-               llvm::all_of(T, isSymbolChar)) {
-      I.CodeOperand = T; // "LBB0": a label, resolved with the function
-    }
+Error SassScanner::instruction(StringRef L) {
+  // Built in place: no copy of the (large) instruction per line.
+  Insts.emplace_back();
+  SassInstruction &I = Insts.back();
+  I.Line = Line;
+  bool Never = false;
+  if (Error E = readInstruction(L, I, Never)) {
+    Insts.pop_back();
+    return E;
   }
-
-  if (HavePrevAddress && I.Address <= PrevAddress)
-    return Fail(L.begin(), "instruction addresses must increase within a "
-                           "function");
+  if (HavePrevAddress && I.Address <= PrevAddress) {
+    Insts.pop_back();
+    return errorAt(L.begin(), "instruction addresses must increase within a "
+                              "function");
+  }
   PrevAddress = I.Address;
   HavePrevAddress = true;
   if (Never) {
@@ -486,6 +436,96 @@ Error SassScanner::instruction(StringRef L) {
     Labels[K].Address = I.Address;
   PendingLabels = 0;
   return Error::success();
+}
+
+/// The address (or Triton's control code), predicate, opcode, operands and
+/// scheduling annotations of instruction line L. Never: the line is under
+/// `@!PT` / `@!UPT`, so its predicate is never true and it never runs (it is
+/// checked for well-formedness like any line, then left out).
+Error SassScanner::readInstruction(StringRef L, SassInstruction &I,
+                                   bool &Never) {
+  const char *P = readLocation(L, I), *E = L.end();
+  if (!P)
+    return errorAt(L.begin(), "expected an address comment like /*0040*/");
+  if (P < E && *P == '@') {
+    ++P;
+    if (P < E && *P == '!') {
+      I.PredicateNegated = true;
+      ++P;
+    }
+    const char *B = P;
+    while (P < E && (isAlpha(*P) || isDigit(*P) || *P == '_'))
+      ++P;
+    if (P == B)
+      return errorAt(B, "expected a predicate register after '@'");
+    I.Predicate = StringRef(B, P - B);
+    P = skipBlanks(P, E);
+  }
+  Never = I.PredicateNegated && (I.Predicate == "PT" || I.Predicate == "UPT");
+  const char *Op = P;
+  while (P < E && !isBlank(*P) && *P != ';')
+    ++P;
+  if (P == Op)
+    return errorAt(Op, "expected an opcode after the address");
+  I.Opcode = StringRef(Op, P - Op);
+  I.Column = column(Op);
+  const void *Semi = memchr(P, ';', E - P);
+  if (!Semi)
+    return errorAt(Op, "expected ';' to end the instruction (truncated line?)");
+  const char *S = static_cast<const char *>(Semi);
+  const char *OpsEnd = annotationsStart(P, S);
+  if (OpsEnd != S)
+    I.Schedule = trim(OpsEnd, S);
+  I.Operands = trim(P, OpsEnd);
+  findCodeOperand(I, classifyFlow(I));
+  return Error::success();
+}
+
+/// The instruction's address, from its address comment or (Triton) from
+/// its place: "02:-:-:Y:4<tab>@!P0 BRA LBB0;" is a control code, then the
+/// instruction, and instructions are 16 bytes apart from the function start
+/// (the addresses cuobjdump prints). Returns where the predicate or opcode
+/// starts, null for a bad address comment.
+const char *SassScanner::readLocation(StringRef L, SassInstruction &I) {
+  const char *P = L.begin() + 2, *E = L.end();
+  if (Triton) {
+    I.Schedule = L.take_front(controlCodeLength(L));
+    I.Address = NextAddress;
+    NextAddress += 16;
+    return skipBlanks(L.begin() + I.Schedule.size() + 1, E);
+  }
+  if (!parseHex(P, E, I.Address) || E - P < 2 || P[0] != '*' || P[1] != '/')
+    return nullptr;
+  return skipBlanks(P + 2, E);
+}
+
+/// The operand that names a code address: "`(label)" in nvdisasm listings
+/// (kept on any opcode), else the last operand of an opcode that takes one:
+/// a number (cuobjdump, triton) or an "LBB0" label (triton).
+void SassScanner::findCodeOperand(SassInstruction &I, bool TakesAddress) const {
+  StringRef Ops = I.Operands;
+  size_t Tick = Ops.find('`');
+  if (Tick != StringRef::npos) {
+    StringRef T = Ops.drop_front(Tick);
+    size_t Close = T.find(')');
+    if (T.size() > 2 && T[1] == '(' && Close != StringRef::npos)
+      I.CodeOperand = T.take_front(Close + 1);
+    return;
+  }
+  if (!TakesAddress)
+    return;
+  size_t Last = Ops.find_last_of(" ,");
+  StringRef T = Last == StringRef::npos ? Ops : Ops.drop_front(Last + 1);
+  uint64_t A;
+  const char *Q = T.begin() + 2;
+  if (T.size() > 2 && T[0] == '0' && T[1] == 'x' && parseHex(Q, T.end(), A) &&
+      Q == T.end()) {
+    I.CodeOperand = T;
+    I.CodeAddress = A;
+  } else if (Triton && !T.empty() && isAlpha(T[0]) &&
+             llvm::all_of(T, isSymbolChar)) {
+    I.CodeOperand = T; // "LBB0": a label, resolved with the function
+  }
 }
 
 Error SassScanner::finishFunction() {
@@ -601,12 +641,10 @@ Error SassScanner::run() {
                             "`Function:`, `.section .text.`, line info or "
                             "instruction line found)");
   M.Format = *Fmt;
-  bool Cuobjdump = *Fmt == SassFormat::Cuobjdump;
+  Cuobjdump = *Fmt == SassFormat::Cuobjdump;
   Triton = *Fmt == SassFormat::Triton;
   InstsLeft = Semicolons;
   Insts.reserve(InstsLeft);
-  bool ExplicitTarget = false;
-  bool Closed = true; // cuobjdump: the last listing ended with dots
 
   const char *P = Buf.begin(), *End = Buf.end();
   while (P < End) {
@@ -620,135 +658,141 @@ Error SassScanner::run() {
     P = LE + 1;
     if (L.empty())
       continue;
-    char C = L[0];
-    if (C == '/') {
-      if (L.size() > 1 && L[1] == '*' && isAddressComment(L)) {
-        endInfoGroup();
-        if (!F) {
-          if (Cuobjdump)
-            return errorAt(B, "instruction outside a function (no "
-                              "`Function :` line before it)");
-          startFunction("");
-        }
-        if (Error E = instruction(L))
-          return E;
-        continue;
-      }
-      if (L.size() > 1 && L[1] == '/' && startsWith(L, "//## File ")) {
-        if (Error E = lineInfo(L))
-          return E;
-        continue;
-      }
-      endInfoGroup();
-      continue; // other comments, encoding continuation lines
-    }
-    endInfoGroup();
-    if (C == 'n' || C == 'c') {
-      ToolLine T = toolLine(L);
-      if (T == ToolLine::Error)
-        return errorAt(B, "the disassembler reported an error, so the "
-                          "listing may be incomplete: " +
-                              L);
-      if (T == ToolLine::Message) {
-        if (!M.ToolMessages++) {
-          M.FirstToolMessageLine = Line;
-          M.FirstToolMessage = L.str();
-        }
-        continue;
-      }
-    }
-    if (C == '.') {
-      if (startsWith(L, "..........")) { // cuobjdump: end of a listing
-        if (Error E = finishFunction())
-          return E;
-        Closed = true;
-        continue;
-      }
-      if (isLabelLine(L)) {
-        if (F) {
-          Labels.push_back({L.drop_back(), 0, Line});
-          ++PendingLabels;
-        }
-        continue;
-      }
-      if (startsWithWord(L, ".section")) {
-        if (Error E = finishFunction())
-          return E;
-        StringRef Name = L.drop_front(strlen(".section")).ltrim();
-        Name = Name.take_until([](char X) { return X == ',' || isBlank(X); });
-        if (Name.consume_front(".text."))
-          startFunction(Name);
-        continue;
-      }
-      if (startsWithWord(L, ".target")) {
-        if (!ExplicitTarget)
-          M.Target = L.drop_front(strlen(".target")).trim().str();
-        ExplicitTarget = true;
-        continue;
-      }
-      if (startsWithWord(L, ".headerflags")) {
-        if (!ExplicitTarget && M.Target.empty())
-          setTargetFromFlags(L);
-        continue;
-      }
-      if (startsWithWord(L, ".size") && F) {
-        // .size f,(.L_x_1 - f): the label that ends f's code.
-        size_t Open = L.find("(");
-        size_t Minus = L.find(" - ");
-        if (Open != StringRef::npos && Minus != StringRef::npos &&
-            Minus > Open &&
-            L.drop_front(strlen(".size")).trim().starts_with(F->Name + ","))
-          EndLabel = L.slice(Open + 1, Minus).trim();
-        continue;
-      }
-      continue; // other directives: .align, .global, .type, .other, ...
-    }
-    if (startsWith(L, "Function :")) {
-      if (Error E = finishFunction())
-        return E;
-      startFunction(L.drop_front(strlen("Function :")).trim());
-      Closed = false;
-      continue;
-    }
-    if (Triton || M.Format == SassFormat::TritonParse) {
-      if (startsWith(L, "Function:")) {
-        if (Error E = finishFunction())
-          return E;
-        startFunction(L.drop_front(strlen("Function:")).trim());
-        continue;
-      }
-      if (Triton && controlCodeLength(L)) {
-        if (!F)
-          return errorAt(B, "instruction outside a function (no "
-                            "`Function:` line before it)");
-        if (Error E = instruction(L))
-          return E;
-        continue;
-      }
-    }
-    if (startsWith(L, "code for ")) {
-      if (!ExplicitTarget)
-        M.Target = L.drop_front(strlen("code for ")).trim().str();
-      ExplicitTarget = true;
-      continue;
-    }
-    if (isLabelLine(L)) {
-      if (F) {
-        Labels.push_back({L.drop_back(), 0, Line});
-        ++PendingLabels;
-      }
-      continue;
-    }
-    if (F)
-      return errorAt(B, "expected an instruction line, a label, a directive "
-                        "or a comment");
-    // Outside functions: cuobjdump's fatbin headers ("arch = sm_90", ...).
+    if (Error E = scanLine(L))
+      return E;
   }
   if (Cuobjdump && !Closed)
     return inputError(Path, Line, 0,
                       "the listing of '" + (F ? F->Name : std::string()) +
                           "' does not end with '..........' (truncated?)");
   return finishFunction();
+}
+
+/// One line, blanks trimmed, not empty.
+Error SassScanner::scanLine(StringRef L) {
+  char C = L[0];
+  if (C == '/')
+    return commentLine(L);
+  endInfoGroup();
+  if (C == 'n' || C == 'c') {
+    ToolLine T = toolLine(L);
+    if (T == ToolLine::Error)
+      return errorAt(L.begin(), "the disassembler reported an error, so the "
+                                "listing may be incomplete: " +
+                                    L);
+    if (T == ToolLine::Message) {
+      if (!M.ToolMessages++) {
+        M.FirstToolMessageLine = Line;
+        M.FirstToolMessage = L.str();
+      }
+      return Error::success();
+    }
+  }
+  if (C == '.')
+    return directive(L);
+  return otherLine(L);
+}
+
+/// An instruction behind its address comment, line info, or another
+/// comment (encoding continuation lines).
+Error SassScanner::commentLine(StringRef L) {
+  if (L.size() > 1 && L[1] == '*' && isAddressComment(L)) {
+    endInfoGroup();
+    if (!F) {
+      if (Cuobjdump)
+        return errorAt(L.begin(), "instruction outside a function (no "
+                                  "`Function :` line before it)");
+      startFunction("");
+    }
+    return instruction(L);
+  }
+  if (L.size() > 1 && L[1] == '/' && startsWith(L, "//## File "))
+    return lineInfo(L);
+  endInfoGroup();
+  return Error::success();
+}
+
+/// A line starting with '.': cuobjdump's end of a listing, a label, or a
+/// directive of nvdisasm.
+Error SassScanner::directive(StringRef L) {
+  if (startsWith(L, "..........")) { // cuobjdump: end of a listing
+    Closed = true;
+    return finishFunction();
+  }
+  if (isLabelLine(L)) {
+    label(L);
+  } else if (startsWithWord(L, ".section")) {
+    if (Error E = finishFunction())
+      return E;
+    StringRef Name = L.drop_front(strlen(".section")).ltrim();
+    Name = Name.take_until([](char X) { return X == ',' || isBlank(X); });
+    if (Name.consume_front(".text."))
+      startFunction(Name);
+  } else if (startsWithWord(L, ".target")) {
+    if (!ExplicitTarget)
+      M.Target = L.drop_front(strlen(".target")).trim().str();
+    ExplicitTarget = true;
+  } else if (startsWithWord(L, ".headerflags")) {
+    if (!ExplicitTarget && M.Target.empty())
+      setTargetFromFlags(L);
+  } else if (startsWithWord(L, ".size") && F) {
+    // .size f,(.L_x_1 - f): the label that ends f's code.
+    size_t Open = L.find("(");
+    size_t Minus = L.find(" - ");
+    if (Open != StringRef::npos && Minus != StringRef::npos && Minus > Open &&
+        L.drop_front(strlen(".size")).trim().starts_with(F->Name + ","))
+      EndLabel = L.slice(Open + 1, Minus).trim();
+  }
+  // Other directives: .align, .global, .type, .other, ...
+  return Error::success();
+}
+
+/// Function headers, Triton's instruction lines, cuobjdump's `code for`,
+/// labels; outside functions, cuobjdump's fatbin headers ("arch = sm_90").
+Error SassScanner::otherLine(StringRef L) {
+  if (startsWith(L, "Function :")) {
+    if (Error E = finishFunction())
+      return E;
+    startFunction(L.drop_front(strlen("Function :")).trim());
+    Closed = false;
+    return Error::success();
+  }
+  if (Triton || M.Format == SassFormat::TritonParse) {
+    if (startsWith(L, "Function:")) {
+      if (Error E = finishFunction())
+        return E;
+      startFunction(L.drop_front(strlen("Function:")).trim());
+      return Error::success();
+    }
+    if (Triton && controlCodeLength(L)) {
+      if (!F)
+        return errorAt(L.begin(), "instruction outside a function (no "
+                                  "`Function:` line before it)");
+      return instruction(L);
+    }
+  }
+  if (startsWith(L, "code for ")) {
+    if (!ExplicitTarget)
+      M.Target = L.drop_front(strlen("code for ")).trim().str();
+    ExplicitTarget = true;
+    return Error::success();
+  }
+  if (isLabelLine(L)) {
+    label(L);
+    return Error::success();
+  }
+  if (F)
+    return errorAt(L.begin(), "expected an instruction line, a label, a "
+                              "directive or a comment");
+  return Error::success();
+}
+
+/// `.L_x_3:` or `LBB0:`: names the next instruction.
+void SassScanner::label(StringRef L) {
+  if (F) {
+    Labels.push_back({L.drop_back(), 0, Line});
+    ++PendingLabels;
+  }
 }
 
 } // namespace

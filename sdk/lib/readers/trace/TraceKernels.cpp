@@ -8,9 +8,9 @@
 // Nothing a trace says makes gestell read outside those folders.
 //
 //===----------------------------------------------------------------------===//
-#include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Trace.h"
+#include "readers/trace/TraceStore.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -127,6 +127,76 @@ void metadataFromFiles(const TraceEvent &E, StringRef Trace, unsigned Line,
     }
 }
 
+/// The kernel of compilation event E at Line: its stages (labels of the
+/// event's files), cubin and metadata. None, with a warning, when the
+/// event holds no stage gestell reads.
+std::optional<Kernel> kernelOfEvent(TraceEvent &E, StringRef Trace,
+                                    unsigned Line, const Trust &T,
+                                    std::vector<DiscoveryProblem> &Problems) {
+  Kernel K;
+  K.Name = E.Name;
+  K.Dir = traceLabel(Trace, Line);
+  std::vector<std::string> Foreign;
+  for (const TraceEvent::File &F : E.Files) {
+    std::optional<Stage> St = stageOfFile(F.Name);
+    if (!St) {
+      Foreign.push_back(F.Name);
+      continue;
+    }
+    // Two files of one stage: the kernel's own (<name>.<stage>) wins.
+    std::string &P = K.Paths[static_cast<unsigned>(*St)];
+    if (P.empty() || F.Name == K.Name + stageSuffix(*St).str())
+      P = traceLabel(Trace, Line, F.Name);
+  }
+  if (none_of(K.Paths, [](const std::string &P) { return !P.empty(); })) {
+    Problems.push_back(
+        {Trace.str(),
+         "compilation event of '" + K.Name + "' holds no stage gestell reads" +
+             (Foreign.empty() ? std::string()
+                              : " (" + join(Foreign, ", ") + ")") +
+             ": skipped",
+         Level::Warning, Line});
+    return std::nullopt;
+  }
+  std::string Why;
+  std::string Cubin = resolveCubin(E.CubinPath, T, Why);
+  if (!Cubin.empty())
+    K.Paths[static_cast<unsigned>(Stage::Cubin)] = Cubin;
+  else
+    K.AbsentWhy[static_cast<unsigned>(Stage::Cubin)] = Why;
+  if (E.Meta)
+    K.Meta = std::move(E.Meta);
+  else
+    metadataFromFiles(E, Trace, Line, K);
+  return K;
+}
+
+/// What a trace held besides the kernels read, said once.
+struct TraceTally {
+  unsigned Compilations = 0, Repeats = 0, Kernels = 0;
+  std::map<std::string, unsigned> Other; ///< events by type
+};
+
+void reportTally(const TraceTally &N, StringRef Trace,
+                 std::vector<DiscoveryProblem> &Problems) {
+  if (!N.Repeats && N.Other.empty())
+    return;
+  std::string Msg = utostr(N.Kernels) + " kernel" +
+                    (N.Kernels == 1 ? "" : "s") + " from " +
+                    utostr(N.Compilations) + " compilation event" +
+                    (N.Compilations == 1 ? "" : "s");
+  if (N.Repeats)
+    Msg += " (" + utostr(N.Repeats) + " of them repeat" +
+           (N.Repeats == 1 ? "s" : "") + " a kernel read before: same hash)";
+  if (!N.Other.empty()) {
+    std::vector<std::string> Parts;
+    for (const auto &[Type, Count] : N.Other)
+      Parts.push_back(utostr(Count) + " " + Type);
+    Msg += "; other events skipped: " + join(Parts, ", ");
+  }
+  Problems.push_back({Trace.str(), Msg, Level::Remark});
+}
+
 void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
                std::vector<Kernel> &Out,
                std::vector<DiscoveryProblem> &Problems) {
@@ -136,8 +206,7 @@ void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
     return;
   }
   std::vector<IndexedEvent> Index;
-  unsigned Compilations = 0, Repeats = 0, Kernels = 0;
-  std::map<std::string, unsigned> Other;
+  TraceTally N;
   auto KeepText = [](StringRef Name) {
     return Name.ends_with(".json") || Name.ends_with(".ttgir");
   };
@@ -162,8 +231,8 @@ void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
     if (!Seen.empty())
       if (StringRef H = repeatCandidateHash((*R)->line());
           !H.empty() && Seen.count(H.str())) {
-        ++Compilations;
-        ++Repeats;
+        ++N.Compilations;
+        ++N.Repeats;
         continue;
       }
     Expected<TraceEvent> E =
@@ -173,77 +242,27 @@ void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
       continue;
     }
     if (E->Type != "compilation") {
-      ++Other[E->Type];
+      ++N.Other[E->Type];
       continue;
     }
-    ++Compilations;
+    ++N.Compilations;
     if (!E->Hash.empty() && Seen.count(E->Hash)) {
-      ++Repeats;
+      ++N.Repeats;
       continue;
     }
-
-    Kernel K;
-    K.Name = E->Name;
-    K.Dir = traceLabel(Trace, Line);
-    std::vector<std::string> Foreign;
-    for (const TraceEvent::File &F : E->Files) {
-      std::optional<Stage> St = stageOfFile(F.Name);
-      if (!St) {
-        Foreign.push_back(F.Name);
-        continue;
-      }
-      // Two files of one stage: the kernel's own (<name>.<stage>) wins.
-      std::string &P = K.Paths[static_cast<unsigned>(*St)];
-      if (P.empty() || F.Name == K.Name + stageSuffix(*St).str())
-        P = traceLabel(Trace, Line, F.Name);
-    }
-    if (none_of(K.Paths, [](const std::string &P) { return !P.empty(); })) {
-      Problems.push_back(
-          {Trace.str(),
-           "compilation event of '" + K.Name +
-               "' holds no stage gestell reads" +
-               (Foreign.empty() ? std::string()
-                                : " (" + join(Foreign, ", ") + ")") +
-               ": skipped",
-           Level::Warning, Line});
+    std::optional<Kernel> K = kernelOfEvent(*E, Trace, Line, T, Problems);
+    if (!K)
       continue;
-    }
     if (!E->Hash.empty())
       Seen.insert(E->Hash);
-    std::string Why;
-    std::string Cubin = resolveCubin(E->CubinPath, T, Why);
-    if (!Cubin.empty())
-      K.Paths[static_cast<unsigned>(Stage::Cubin)] = Cubin;
-    else
-      K.AbsentWhy[static_cast<unsigned>(Stage::Cubin)] = Why;
-    if (E->Meta)
-      K.Meta = std::move(E->Meta);
-    else
-      metadataFromFiles(*E, Trace, Line, K);
-    K.Trace = TraceEventRef{Trace.str(), Line, (*R)->lineOffset(),
-                            (*R)->lineLength()};
+    K->Trace = TraceEventRef{Trace.str(), Line, (*R)->lineOffset(),
+                             (*R)->lineLength()};
     Index.push_back({Line, (*R)->lineOffset(), (*R)->lineLength(), E->Hash});
-    Out.push_back(std::move(K));
-    ++Kernels;
+    Out.push_back(std::move(*K));
+    ++N.Kernels;
   }
   registerTrace(Trace, std::move(Index));
-
-  // What else the trace held, said once.
-  if (Repeats || !Other.empty()) {
-    std::string Msg = utostr(Kernels) + " kernel" + (Kernels == 1 ? "" : "s") +
-                      " from " + utostr(Compilations) + " compilation event" +
-                      (Compilations == 1 ? "" : "s");
-    if (Repeats)
-      Msg += " (" + utostr(Repeats) + " of them repeat" +
-             (Repeats == 1 ? "s" : "") + " a kernel read before: same hash)";
-    if (!Other.empty()) {
-      std::vector<std::string> Parts;
-      for (const auto &[Type, N] : Other)
-        Parts.push_back(utostr(N) + " " + Type);
-      Msg += "; other events skipped: " + join(Parts, ", ");
-    }
-    Problems.push_back({Trace.str(), Msg, Level::Remark});
-  }
+  reportTally(N, Trace, Problems);
 }
 
 } // namespace

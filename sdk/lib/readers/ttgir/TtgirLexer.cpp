@@ -1,0 +1,123 @@
+//===- TtgirLexer.cpp - Strings, brackets and line lookahead of TTGIR -----===//
+//
+// The scanning that runs once per string, bracket or line rather than per
+// byte (which is inline in TtgirLexer.h).
+//
+//===----------------------------------------------------------------------===//
+#include "readers/ttgir/TtgirLexer.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+
+namespace gestell::ttgir {
+
+StringRef Lexer::lexString() {
+  const char *S = P;
+  ++P; // "
+  while (P < E && *P != '"') {
+    if (*P == '\\' && P + 1 < E)
+      ++P;
+    if (*P == '\n')
+      break;
+    ++P;
+  }
+  if (P >= E || *P != '"') {
+    fail(S, "unterminated string");
+    return {};
+  }
+  ++P;
+  return StringRef(S + 1, P - S - 2);
+}
+
+bool Lexer::skipAngle() {
+  const char *S = P;
+  int Depth = 0;
+  while (P < E) {
+    char C = *P;
+    if (C == '"') {
+      lexString();
+      if (failed())
+        return false;
+      continue;
+    }
+    if (C == '\n')
+      break;
+    if (C == '-' && peek(1) == '>') {
+      P += 2;
+      continue;
+    }
+    if (C == '<' || C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if (C == '>' || C == ')' || C == ']' || C == '}') {
+      if (--Depth == 0) {
+        ++P;
+        return true;
+      }
+    }
+    ++P;
+  }
+  return fail(S, "unbalanced '<'");
+}
+
+const char *Lexer::scanTypeEnd(const char *Q) const {
+  auto SkipAngle = [&](const char *R) {
+    int Depth = 0;
+    while (R < E && *R != '\n') {
+      char C = *R;
+      if (C == '"') {
+        ++R;
+        while (R < E && *R != '"' && *R != '\n')
+          R += (*R == '\\') ? 2 : 1;
+        ++R;
+        continue;
+      }
+      if (C == '-' && R + 1 < E && R[1] == '>') {
+        R += 2;
+        continue;
+      }
+      if (C == '<' || C == '(' || C == '[' || C == '{')
+        ++Depth;
+      else if (C == '>' || C == ')' || C == ']' || C == '}') {
+        if (--Depth == 0)
+          return R + 1;
+      }
+      ++R;
+    }
+    return R;
+  };
+  if (Q < E && *Q == '!')
+    ++Q;
+  while (Q < E && isIdChar(*Q))
+    ++Q;
+  if (Q < E && *Q == '<')
+    Q = SkipAngle(Q);
+  return Q;
+}
+
+bool Lexer::nextLineContinuesOp() const {
+  // Blank lines and whole-line comments between the parts of an op (a
+  // comment between two partitions of ttg.warp_specialize) are skipped.
+  const char *Q = P;
+  for (;;) {
+    while (Q < E && (*Q == ' ' || *Q == '\t' || *Q == '\r' || *Q == '\n'))
+      ++Q;
+    if (Q + 1 < E && Q[0] == '/' && Q[1] == '/') {
+      while (Q < E && *Q != '\n')
+        ++Q;
+      continue;
+    }
+    break;
+  }
+  if (Q >= E || !isIdStart(*Q))
+    return false;
+  const char *B = Q;
+  while (Q < E && (llvm::isAlnum(*Q) || *Q == '_'))
+    ++Q;
+  StringRef Word(B, Q - B);
+  if (Q < E && *Q == '.')
+    return false; // dialect.op
+  return Word != "module";
+}
+
+} // namespace gestell::ttgir

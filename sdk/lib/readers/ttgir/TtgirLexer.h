@@ -1,0 +1,183 @@
+//===- TtgirLexer.h - Cursor and scanning of the TTGIR parser (internal) -===//
+//
+// The cursor over the text, the first failure, and the scanning the grammar
+// is built on: spaces, comments, identifiers, strings, numbers, balanced
+// angle brackets. What runs per byte is inline here (character classes by
+// table, no libc call, no locale lookup); what runs once per string or
+// bracket is in TtgirLexer.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_LIB_TTGIRLEXER_H
+#define GESTELL_LIB_TTGIRLEXER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace gestell::ttgir {
+
+enum CharClass : uint8_t { IdStart = 1, IdChar = 2, ValueIdChar = 4 };
+inline constexpr std::array<uint8_t, 256> CharClasses = [] {
+  std::array<uint8_t, 256> T{};
+  for (unsigned C = 0; C < 256; ++C) {
+    bool Alpha = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z');
+    bool Digit = C >= '0' && C <= '9';
+    if (Alpha || C == '_')
+      T[C] |= IdStart;
+    if (Alpha || Digit || C == '_' || C == '$' || C == '.')
+      T[C] |= IdChar | ValueIdChar;
+    if (C == '-')
+      T[C] |= ValueIdChar;
+  }
+  return T;
+}();
+inline bool isIdStart(char C) {
+  return CharClasses[(unsigned char)C] & IdStart;
+}
+inline bool isIdChar(char C) { return CharClasses[(unsigned char)C] & IdChar; }
+inline bool isValueIdChar(char C) {
+  return CharClasses[(unsigned char)C] & ValueIdChar;
+}
+
+/// The cursor P over [P, E) and the first failure. Parsing stops at the
+/// first one: every scanner returns false (or an empty result) once it is
+/// recorded, and later failures do not replace it. Hidden, as all of the
+/// parser: libgestell does not export it, and its calls between the
+/// parser's files need no interposition (so they may be inlined).
+class [[gnu::visibility("hidden")]] Lexer {
+public:
+  explicit Lexer(llvm::StringRef Buf)
+      : Buf(Buf), P(Buf.begin()), E(Buf.end()) {}
+
+  llvm::StringRef Buf;
+  const char *P, *E;
+
+  // First failure: where and what.
+  const char *FailPos = nullptr;
+  std::string FailMsg;
+  bool BoundsFailure = false; ///< the failure is a number out of bounds
+
+  // -- errors ---------------------------------------------------------------
+  bool fail(const char *Pos, const llvm::Twine &Msg) {
+    if (!FailPos) {
+      FailPos = Pos ? Pos : P;
+      FailMsg = Msg.str();
+    }
+    return false;
+  }
+  bool failed() const { return FailPos != nullptr; }
+  /// A failure that text read leniently (an op's result types) must not
+  /// swallow: a number out of bounds.
+  bool failBounds(const char *Pos, const llvm::Twine &Msg) {
+    if (!FailPos)
+      BoundsFailure = true;
+    return fail(Pos, Msg);
+  }
+  /// Forgets the failure of a lenient read (see failBounds).
+  void clearFailure() {
+    FailPos = nullptr;
+    FailMsg.clear();
+  }
+  /// The failure is a use of an undefined alias, which no lenient read
+  /// forgives.
+  bool failedOnUndefined() const {
+    return llvm::StringRef(FailMsg).starts_with("use of undefined");
+  }
+
+  // -- scanning -------------------------------------------------------------
+  char peek(size_t Ahead = 0) const { return P + Ahead < E ? P[Ahead] : '\0'; }
+  bool atEnd() const { return P >= E; }
+  bool startsWith(llvm::StringRef S) const {
+    return size_t(E - P) >= S.size() && llvm::StringRef(P, S.size()) == S;
+  }
+  void skipHSpace() {
+    while (P < E && (*P == ' ' || *P == '\t' || *P == '\r'))
+      ++P;
+  }
+  void skipLineComment() {
+    while (P < E && *P != '\n')
+      ++P;
+  }
+  /// Spaces, newlines and // comments.
+  void skipWS() {
+    while (P < E) {
+      char C = *P;
+      if (C == ' ' || C == '\t' || C == '\r' || C == '\n')
+        ++P;
+      else if (C == '/' && peek(1) == '/')
+        skipLineComment();
+      else
+        break;
+    }
+  }
+  bool consume(char C) {
+    skipHSpace();
+    if (peek() != C)
+      return false;
+    ++P;
+    return true;
+  }
+  bool expect(char C, llvm::StringRef What) {
+    if (consume(C))
+      return true;
+    return fail(P, llvm::Twine("expected '") + llvm::Twine(C) + "' " + What);
+  }
+  llvm::StringRef lexBareId() {
+    const char *S = P;
+    if (P < E && isIdStart(*P)) {
+      ++P;
+      while (P < E && isIdChar(*P))
+        ++P;
+    }
+    return llvm::StringRef(S, P - S);
+  }
+  /// The name after %, ^ or @ (possibly empty): `0`, `arg3`, `bb1`.
+  llvm::StringRef lexValueId() {
+    const char *S = P;
+    while (P < E && isValueIdChar(*P))
+      ++P;
+    return llvm::StringRef(S, P - S);
+  }
+  /// Decimal digits at P (at least one) as a number no larger than Max; a
+  /// larger one is a located error naming What ("a shape dimension").
+  template <typename T>
+  bool lexDecimal(T &Out, uint64_t Max, llvm::StringRef What) {
+    const char *S = P;
+    uint64_t V = 0;
+    while (P < E && *P >= '0' && *P <= '9') {
+      uint64_t D = *P++ - '0';
+      if (V > (Max - D) / 10) {
+        while (P < E && *P >= '0' && *P <= '9')
+          ++P;
+        return failBounds(S, What + " " + llvm::StringRef(S, P - S) +
+                                 " is larger than " + llvm::Twine(Max));
+      }
+      V = V * 10 + D;
+    }
+    if (P == S)
+      return fail(S, "expected digits in " + What);
+    Out = T(V);
+    return true;
+  }
+
+  /// A string literal at P (the quotes included in the skipped range);
+  /// returns the contents, escapes kept.
+  llvm::StringRef lexString();
+  /// Skips a balanced <...> starting at '<' (nested (), [], {}, strings;
+  /// `->` does not close).
+  bool skipAngle();
+  /// Where the type starting at Q ends, without building it (for the type
+  /// cache).
+  const char *scanTypeEnd(const char *Q) const;
+  /// After a newline that ends an op header at depth 0: does the next line
+  /// continue it (`default {`, `partition0(...) num_warps(4) {` of
+  /// ttg.warp_specialize)? Op lines start with %, ", ^, } or a dotted name.
+  bool nextLineContinuesOp() const;
+};
+
+} // namespace gestell::ttgir
+
+#endif
