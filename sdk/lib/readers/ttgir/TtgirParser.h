@@ -15,8 +15,10 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 
+#include <deque>
 #include <vector>
 
 namespace gestell::ttgir {
@@ -68,7 +70,8 @@ private:
   /// Value names are scoped by region, as MLIR prints them: sibling regions
   /// reuse names, and an isolated region (a function) sees nothing outside.
   struct Scope {
-    llvm::StringMap<llvm::ArrayRef<Value *>> Names;
+    explicit Scope(llvm::BumpPtrAllocator &A) : Names(A) {}
+    llvm::StringMap<llvm::ArrayRef<Value *>, llvm::BumpPtrAllocator &> Names;
     std::vector<PendingUse> Deferred; ///< forward references
     bool Isolated = false;
   };
@@ -78,7 +81,10 @@ private:
   TtgirModule::Impl &I;
   llvm::StringRef Path;
 
-  llvm::StringMap<const Type *> TypeCache;
+  /// What lives only while the file is read (scopes' names, the type
+  /// cache): one arena, so that no table entry is a malloc of its own.
+  llvm::BumpPtrAllocator Scratch;
+  llvm::StringMap<const Type *, llvm::BumpPtrAllocator &> TypeCache{Scratch};
   /// Nesting of attributes, types, locations and regions: bounded so that
   /// hostile input cannot exhaust the stack.
   unsigned Depth = 0;
@@ -94,7 +100,7 @@ private:
     ~Nest() { --Ps.Depth; }
   };
   std::vector<Location *> AliasLocs; ///< resolved after the whole file
-  std::vector<Scope> Scopes;
+  std::deque<Scope> Scopes; ///< a deque: a Scope does not move
 
   /// `Element (',' Element)*` between the brackets D names, the opening one
   /// at P; a bracketed list may be empty, and inside brackets newlines and
@@ -236,7 +242,7 @@ private:
   const llvm::ArrayRef<Value *> *lookup(llvm::StringRef Name) const;
   bool bind(const PendingUse &U, llvm::ArrayRef<Value *> Group);
   void openScope(bool Isolated) {
-    Scopes.emplace_back();
+    Scopes.emplace_back(Scratch);
     Scopes.back().Isolated = Isolated;
   }
   bool closeScope();
