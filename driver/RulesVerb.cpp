@@ -24,6 +24,7 @@
 // file is bad, or the tool could not read a fixture.
 //
 //===----------------------------------------------------------------------===//
+#include "CommonOptions.h"
 #include "LintSession.h"
 #include "Verb.h"
 
@@ -42,28 +43,27 @@
 using namespace llvm;
 
 namespace gestell::driver {
+
+cl::SubCommand &rulesCommand() {
+  static cl::SubCommand Cmd("rules",
+                            "Rule packs: `gestell rules test DIR...` runs "
+                            "each rule on fixtures with expected findings");
+  return Cmd;
+}
+
 namespace {
 
-cl::SubCommand RulesCmd("rules",
-                        "Rule packs: `gestell rules test DIR...` runs each "
-                        "rule on fixtures with expected findings");
-
+// The options only rules reads; -j and --keep-going are in
+// CommonOptions.cpp.
 cl::list<std::string> Args(cl::Positional, cl::desc("test DIR..."),
-                           cl::sub(RulesCmd), cl::cat(gestellCategory()));
+                           cl::sub(rulesCommand()), cl::cat(inputCategory()));
 cl::list<std::string>
     PackOpt("pack",
             cl::desc("Test the rules of this pack (file or folder); "
                      "repeatable. Default: the shipped packs and the "
                      "config's rule-packs"),
-            cl::value_desc("FILE"), cl::sub(RulesCmd),
-            cl::cat(gestellCategory()));
-cl::opt<bool> KeepGoingOpt("keep-going",
-                           cl::desc("Test the rules that loaded when some "
-                                    "do not (exit 2 all the same)"),
-                           cl::sub(RulesCmd), cl::cat(gestellCategory()));
-cl::opt<unsigned> JobsOpt("j", cl::desc("Kernels checked in parallel"),
-                          cl::value_desc("N"), cl::init(0), cl::Prefix,
-                          cl::sub(RulesCmd), cl::cat(gestellCategory()));
+            cl::value_desc("FILE"), cl::sub(rulesCommand()),
+            cl::cat(checksCategory()));
 
 constexpr StringRef ExpectSuffix = ".rules.expect";
 
@@ -224,7 +224,7 @@ int runRulesTest(ArrayRef<std::string> Dirs) {
   LintOptions Base;
   Base.RulePacks.assign(PackOpt.begin(), PackOpt.end());
   Base.ShippedRulePacks = Base.ConfigRulePacks = PackOpt.empty();
-  Base.KeepGoing = KeepGoingOpt;
+  Base.KeepGoing = opts::KeepGoing;
   cantFail(
       appendGlobs(Base.CommandLine.Checks, "-*,rules-*", "gestell rules test"));
   Base.Paths = {Fixtures.empty() ? Dirs[0] : Fixtures[0].Dir};
@@ -274,7 +274,7 @@ int runRulesTest(ArrayRef<std::string> Dirs) {
     Expected<std::unique_ptr<LintSession>> S = LintSession::create(Opts);
     if (!S)
       return fail(toString(S.takeError()));
-    RunReport R = (*S)->run(F.Baseline, JobsOpt);
+    RunReport R = (*S)->run(F.Baseline, opts::Jobs);
     std::vector<std::string> Problems;
     for (const Notification &N : R.Notifications)
       if (N.Severity == Level::Error && !PackProblems.count(N.Message))
@@ -353,7 +353,7 @@ int runRulesVerb() {
   return runRulesTest(Dirs);
 }
 
-VerbRegistration Registration(RulesCmd, runRulesVerb);
+VerbRegistration Registration(rulesCommand(), runRulesVerb);
 
 } // namespace
 } // namespace gestell::driver
