@@ -11,7 +11,6 @@
 #include "FindingsBaseline.h"
 #include "InlineIgnores.h"
 #include "LintSession.h"
-#include "OccupancyReport.h"
 #include "ReadScope.h"
 #include "Report.h"
 #include "Verb.h"

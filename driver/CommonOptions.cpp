@@ -35,15 +35,15 @@ namespace {
 cl::SubCommandGroup AllVerbs({&checkCommand(), &cl::SubCommand::getTopLevel(),
                               &statsCommand(), &diffCommand(),
                               &rulesCommand()});
-// The verbs that read kernels from artifacts and the tools around them.
+// check, stats and diff: the verbs that read kernels and write a report.
 cl::SubCommandGroup ReadingVerbs({&checkCommand(),
                                   &cl::SubCommand::getTopLevel(),
                                   &statsCommand(), &diffCommand()});
-// The verbs that run checks on the kernels they read.
+// check and diff: the verbs that run checks on the kernels they read.
 cl::SubCommandGroup LintingVerbs({&checkCommand(),
                                   &cl::SubCommand::getTopLevel(),
                                   &diffCommand()});
-// The verbs that load rule packs to run or test their rules.
+// check and rules: the verbs that load rule packs, to run or test them.
 cl::SubCommandGroup RulePackVerbs({&checkCommand(),
                                    &cl::SubCommand::getTopLevel(),
                                    &rulesCommand()});

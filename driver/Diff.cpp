@@ -25,7 +25,7 @@
 #include "DiffLint.h"
 #include "DiffModel.h"
 #include "InlineIgnores.h"
-#include "OccupancyReport.h"
+#include "ReadScope.h"
 #include "Verb.h"
 
 #include "gestell/KernelView.h"

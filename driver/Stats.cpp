@@ -16,8 +16,6 @@
 #include "Stats.h"
 #include "CommonOptions.h"
 #include "Config.h"
-#include "OccupancyReport.h"
-#include "ReadScope.h"
 #include "Report.h"
 #include "Verb.h"
 
