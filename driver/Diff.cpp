@@ -20,12 +20,13 @@
 // metric it names is missing, e.g. no SASS); else 0.
 //
 //===----------------------------------------------------------------------===//
+#include "CommonOptions.h"
 #include "Config.h"
 #include "DiffLint.h"
-#include "InlineIgnores.h"
 #include "DiffModel.h"
+#include "InlineIgnores.h"
+#include "ReadScope.h"
 #include "Verb.h"
-#include "OccupancyReport.h"
 
 #include "gestell/KernelView.h"
 
@@ -38,24 +39,47 @@
 using namespace llvm;
 
 namespace gestell::driver {
+
+cl::SubCommand &diffCommand() {
+  static cl::SubCommand Cmd("diff",
+                            "Compare builds: kernels that appeared or "
+                            "vanished, instruction families and opcodes that "
+                            "moved, TTGIR ops added or removed per loop, "
+                            "resources; gate CI with --fail-on");
+  return Cmd;
+}
+
 namespace {
 
-cl::SubCommand DiffCmd("diff",
-                       "Compare builds: kernels that appeared or vanished, "
-                       "instruction families and opcodes that moved, TTGIR "
-                       "ops added or removed per loop, resources; gate CI "
-                       "with --fail-on");
-
-#define GESTELL_DIFF_OPTION cl::sub(DiffCmd), cl::cat(gestellCategory())
+// The options only diff reads; those it shares with other verbs are in
+// CommonOptions.cpp.
+#define GESTELL_DIFF_OPTION cl::sub(diffCommand())
 
 cl::list<std::string> StatePaths(cl::Positional, cl::OneOrMore,
                                  cl::desc("STATE STATE [STATE...]"),
-                                 GESTELL_DIFF_OPTION);
+                                 GESTELL_DIFF_OPTION, cl::cat(inputCategory()));
+cl::list<std::string> PairOpt(
+    "pair",
+    cl::desc("Compare the kernels of folder DIR_A (in the base) with those "
+             "of their names in DIR_B (in a later state), whatever their "
+             "configurations; resolves ties between equally close kernels "
+             "(repeatable)"),
+    cl::value_desc("DIR_A:DIR_B"), GESTELL_DIFF_OPTION,
+    cl::cat(inputCategory()));
+cl::list<std::string>
+    FailOn("fail-on",
+           cl::desc("Exit 1 when EXPR holds for any matched kernel "
+                    "(docs/expressions.md), e.g. 'head.staging.loop > 2 * "
+                    "base.staging.loop'"),
+           cl::value_desc("EXPR"), GESTELL_DIFF_OPTION,
+           cl::cat(checksCategory()));
+
 cl::list<std::string>
     Labels("label",
            cl::desc("Name of the next state, in order (default: the last "
                     "component of its path)"),
-           cl::value_desc("NAME"), GESTELL_DIFF_OPTION);
+           cl::value_desc("NAME"), GESTELL_DIFF_OPTION,
+           cl::cat(outputCategory()));
 enum class Format { Text, Json, Markdown, Html };
 cl::opt<Format> FormatOpt(
     "format", cl::desc("Output format"), cl::init(Format::Text),
@@ -66,74 +90,12 @@ cl::opt<Format> FormatOpt(
                           "Markdown for a PR comment or CI job summary"),
                clEnumValN(Format::Html, "html",
                           "one self-contained HTML page with charts")),
-    GESTELL_DIFF_OPTION);
-cl::opt<std::string> OutputOpt("o",
-                               cl::desc("Write to FILE (replaced atomically) "
-                                        "instead of stdout"),
-                               cl::value_desc("FILE"), GESTELL_DIFF_OPTION);
-cl::list<std::string>
-    FailOn("fail-on",
-           cl::desc("Exit 1 when EXPR holds for any matched kernel "
-                    "(docs/expressions.md), e.g. 'head.staging.loop > 2 * "
-                    "base.staging.loop'"),
-           cl::value_desc("EXPR"), GESTELL_DIFF_OPTION);
-cl::opt<std::string> NvdisasmOpt(
-    "nvdisasm",
-    cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
-             "(default: PATH, then an installed triton package)"),
-    cl::value_desc("PATH"), GESTELL_DIFF_OPTION);
-cl::list<std::string> TraceCacheOpt(
-    "trace-cache",
-    cl::desc("A Triton cache that TritonParse traces' cubins may be read "
-             "from, besides the scanned folders (docs/traces.md); "
-             "repeatable"),
-    cl::value_desc("DIR"), GESTELL_DIFF_OPTION);
-cl::opt<std::string> DeviceOpt(
-    "device",
-    cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
-             "B200, RTX 4090, RTX 5090, ...; docs/occupancy.md) instead of "
-             "the capability each cubin was built for"),
-    cl::value_desc("NAME"), GESTELL_DIFF_OPTION);
-cl::opt<unsigned> JobsOpt("j",
-                          cl::desc("Kernels read in parallel (0 = one per "
-                                   "core); output is the same for any N"),
-                          cl::value_desc("N"), cl::init(0), cl::Prefix,
-                          GESTELL_DIFF_OPTION);
+    GESTELL_DIFF_OPTION, cl::cat(outputCategory()));
 cl::opt<unsigned> OpcodesOpt("opcodes",
                              cl::desc("Opcodes listed per kernel, most moved "
                                       "first (0 = all that moved)"),
                              cl::value_desc("N"), cl::init(10),
-                             GESTELL_DIFF_OPTION);
-
-cl::list<std::string> PairOpt(
-    "pair",
-    cl::desc("Compare the kernels of folder DIR_A (in the base) with those "
-             "of their names in DIR_B (in a later state), whatever their "
-             "configurations; resolves ties between equally close kernels "
-             "(repeatable)"),
-    cl::value_desc("DIR_A:DIR_B"), GESTELL_DIFF_OPTION);
-
-cl::list<std::string>
-    PathMapOpt("path-map",
-               cl::desc("Read Python sources named FROM... in the debug info "
-                        "from TO... (repeatable), to show their lines"),
-               cl::value_desc("FROM=TO"), GESTELL_DIFF_OPTION);
-
-cl::opt<std::string>
-    ChecksOpt("checks",
-              cl::desc("Checks to run on every state (globs after the "
-                       "config's, as gestell check); --checks=-* runs none"),
-              cl::value_desc("GLOBS"), GESTELL_DIFF_OPTION);
-cl::opt<std::string> ConfigOpt("config",
-                               cl::desc("Use this config file instead of the "
-                                        "nearest .gestell.toml"),
-                               cl::value_desc("FILE"), GESTELL_DIFF_OPTION);
-cl::list<std::string> LoadOpt("load", cl::desc("Load a check plugin"),
-                              cl::value_desc("PLUGIN"), GESTELL_DIFF_OPTION);
-cl::opt<bool> AllowConfigPluginsOpt(
-    "allow-config-plugins",
-    cl::desc("Load the plugins a config file names (off by default)"),
-    GESTELL_DIFF_OPTION);
+                             GESTELL_DIFF_OPTION, cl::cat(outputCategory()));
 
 constexpr StringRef Me = "gestell diff: ";
 
@@ -159,44 +121,30 @@ std::vector<std::string> stateLabels() {
   return Out;
 }
 
-int runDiff() {
-  std::vector<std::string> Paths(StatePaths.begin(), StatePaths.end());
-  if (Error E = useConfigFamilies(ConfigOpt, Paths)) {
-    errs() << Me << toString(std::move(E)) << "\n";
-    return ExitFailure;
-  }
-  const FamilyTable &Families = FamilyTable::active();
-  if (StatePaths.size() < 2) {
-    errs() << Me
-           << "give at least two states (the base, then the builds to "
-              "compare with it)\n";
-    return ExitFailure;
-  }
-  if (Labels.size() > StatePaths.size()) {
-    errs() << Me << Labels.size() << " labels for " << StatePaths.size()
-           << " states\n";
-    return ExitFailure;
-  }
-  std::vector<Expr> Gates;
+int fail(Error E) {
+  errs() << Me << toString(std::move(E)) << "\n";
+  return ExitFailure;
+}
+
+/// The --fail-on gates, or false when one does not parse (said on stderr,
+/// with a caret under the column).
+bool parseGates(const FamilyTable &Families, std::vector<Expr> &Gates) {
   for (const std::string &Text : FailOn) {
     Expected<Expr> E = Expr::parseCondition(Text, Families, "--fail-on");
     if (!E) {
       printExprError(errs(), E.takeError(), Text);
-      return ExitFailure;
+      return false;
     }
     Gates.push_back(std::move(*E));
   }
+  return true;
+}
 
-  PathMap Maps;
-  for (StringRef M : PathMapOpt)
-    if (Error E = Maps.add(M)) {
-      errs() << Me << toString(std::move(E)) << "\n";
-      return ExitFailure;
-    }
-
+/// --pair=DIR_A:DIR_B, split at the ':' whose sides are both folders
+/// (paths may hold ':').
+Expected<std::vector<std::pair<std::string, std::string>>> parsePairs() {
   std::vector<std::pair<std::string, std::string>> Pairs;
   for (StringRef P : PairOpt) {
-    // Split at the ':' whose left side is a folder (paths may hold ':').
     std::optional<std::pair<std::string, std::string>> Split;
     for (size_t At = P.find(':'); At != StringRef::npos;
          At = P.find(':', At + 1))
@@ -205,22 +153,21 @@ int runDiff() {
         Split = {P.take_front(At).str(), P.drop_front(At + 1).str()};
         break;
       }
-    if (!Split) {
-      errs() << Me << "--pair=" << P
-             << ": expected DIR_A:DIR_B, two folders that exist\n";
-      return ExitFailure;
-    }
+    if (!Split)
+      return createStringError(inconvertibleErrorCode(),
+                               "--pair=" + P +
+                                   ": expected DIR_A:DIR_B, two folders that "
+                                   "exist");
     Pairs.push_back(std::move(*Split));
   }
+  return Pairs;
+}
 
-  std::vector<std::string> TraceCaches(TraceCacheOpt.begin(),
-                                       TraceCacheOpt.end());
-  if (Error E = checkTraceCaches(TraceCaches)) {
-    errs() << Me << toString(std::move(E)) << "\n";
-    return ExitFailure;
-  }
+/// Finds the kernels of every state (their metadata is read later, in
+/// parallel); false when a state cannot be read or holds no kernel.
+bool discoverStates(std::vector<StateSummary> &States,
+                    ArrayRef<std::string> TraceCaches) {
   std::vector<std::string> Names = stateLabels();
-  std::vector<StateSummary> States(StatePaths.size());
   bool Failed = false;
   for (size_t I = 0; I < States.size(); ++I) {
     StateSummary &S = States[I];
@@ -240,34 +187,15 @@ int runDiff() {
       Failed = true;
     }
   }
-  if (Failed)
-    return ExitFailure;
+  return !Failed;
+}
 
-  Expected<AnalysisOptions> Analysis = analysisOptions(NvdisasmOpt);
-  if (!Analysis) {
-    errs() << Me << toString(Analysis.takeError()) << "\n";
-    return ExitFailure;
-  }
-  Expected<const DevicePart *> Device = parseDeviceOption(DeviceOpt);
-  if (!Device) {
-    errs() << Me << toString(Device.takeError()) << "\n";
-    return ExitFailure;
-  }
-  Analysis->Device = *Device;
-  const AnalysisOptions &Opts = *Analysis;
-
-  // The checks' sessions first (their configs and plugins), then one read
-  // of every kernel for the summaries and the checks (DiffLint.h).
-  DiffLint Lint(States, DiffCheckOptions{ChecksOpt, ConfigOpt,
-                                         std::vector<std::string>(
-                                             LoadOpt.begin(), LoadOpt.end()),
-                                         AllowConfigPluginsOpt, JobsOpt});
-  readStates(States, Lint, Families, Opts, JobsOpt);
-
-  DiffReport R =
-      buildDiffReport(States, Families, Gates, DiffOptions{OpcodesOpt, Pairs});
-  // Source files the debug info names are read only inside the states,
-  // the --path-map targets and the current directory.
+/// Fills in the Python lines of the report's sites and applies the ignore
+/// comments to the checks' results. Source files the debug info names are
+/// read only inside the states, the --path-map targets and the current
+/// directory.
+void readSources(DiffReport &R, DiffLint &Lint, const PathMap &Maps,
+                 const AnalysisOptions &Opts) {
   ReadScope Scope;
   for (const std::string &P : StatePaths)
     Scope.allow(P);
@@ -279,27 +207,51 @@ int runDiff() {
   Lint.finish(R, Opts, [&](RunReport &Run) {
     applyInlineIgnores(Run, Maps, Scope, /*ReportUnused=*/false);
   });
+}
+
+void writeDiff(raw_ostream &OS, const DiffReport &R) {
+  switch (FormatOpt) {
+  case Format::Text:
+    writeDiffText(OS, R);
+    break;
+  case Format::Json:
+    writeDiffJson(OS, R);
+    break;
+  case Format::Markdown:
+    writeDiffMarkdown(OS, R);
+    break;
+  case Format::Html:
+    writeDiffHtml(OS, R);
+    break;
+  }
+}
+
+/// Reads the states, compares them and writes the report.
+int compareStates(std::vector<StateSummary> &States, ArrayRef<Expr> Gates,
+                  const PathMap &Maps, DiffOptions Opts) {
+  Expected<AnalysisOptions> Analysis = analysisFromOptions();
+  if (!Analysis)
+    return fail(Analysis.takeError());
+  const FamilyTable &Families = FamilyTable::active();
+
+  // The checks' sessions first (their configs and plugins), then one read
+  // of every kernel for the summaries and the checks (DiffLint.h).
+  DiffLint Lint(States,
+                DiffCheckOptions{opts::Checks, opts::ConfigFile,
+                                 std::vector<std::string>(opts::Plugins.begin(),
+                                                          opts::Plugins.end()),
+                                 opts::AllowConfigPlugins, opts::Jobs});
+  readStates(States, Lint, Families, *Analysis, opts::Jobs);
+
+  DiffReport R = buildDiffReport(States, Families, Gates, std::move(Opts));
+  readSources(R, Lint, Maps, *Analysis);
   for (const std::string &P : R.Problems)
     errs() << Me << P << "\n";
   for (const std::string &U : R.GateUnknown)
     errs() << Me << "note: gate not decided for " << U << "\n";
 
-  bool Written = writeOutput(OutputOpt, Me, [&](raw_ostream &OS) {
-    switch (FormatOpt) {
-    case Format::Text:
-      writeDiffText(OS, R);
-      break;
-    case Format::Json:
-      writeDiffJson(OS, R);
-      break;
-    case Format::Markdown:
-      writeDiffMarkdown(OS, R);
-      break;
-    case Format::Html:
-      writeDiffHtml(OS, R);
-      break;
-    }
-  });
+  bool Written = writeOutput(opts::OutputFile, Me,
+                             [&](raw_ostream &OS) { writeDiff(OS, R); });
   if (!Written || !R.Problems.empty())
     return ExitFailure;
   if (!R.GateHeld.empty())
@@ -308,7 +260,44 @@ int runDiff() {
   return R.GateUnknown.empty() ? ExitOk : ExitFailure;
 }
 
-VerbRegistration Registration(DiffCmd, runDiff);
+int runDiff() {
+  std::vector<std::string> Paths(StatePaths.begin(), StatePaths.end());
+  if (Error E = useConfigFamilies(opts::ConfigFile, Paths))
+    return fail(std::move(E));
+  if (StatePaths.size() < 2) {
+    errs() << Me
+           << "give at least two states (the base, then the builds to "
+              "compare with it)\n";
+    return ExitFailure;
+  }
+  if (Labels.size() > StatePaths.size()) {
+    errs() << Me << Labels.size() << " labels for " << StatePaths.size()
+           << " states\n";
+    return ExitFailure;
+  }
+  std::vector<Expr> Gates;
+  if (!parseGates(FamilyTable::active(), Gates))
+    return ExitFailure;
+  PathMap Maps;
+  for (StringRef M : opts::PathMaps)
+    if (Error E = Maps.add(M))
+      return fail(std::move(E));
+  Expected<std::vector<std::pair<std::string, std::string>>> Pairs =
+      parsePairs();
+  if (!Pairs)
+    return fail(Pairs.takeError());
+  Expected<std::vector<std::string>> Caches = traceCachesFromOptions();
+  if (!Caches)
+    return fail(Caches.takeError());
+
+  std::vector<StateSummary> States(StatePaths.size());
+  if (!discoverStates(States, *Caches))
+    return ExitFailure;
+  return compareStates(States, Gates, Maps,
+                       DiffOptions{OpcodesOpt, std::move(*Pairs)});
+}
+
+VerbRegistration Registration(diffCommand(), runDiff);
 
 } // namespace
 } // namespace gestell::driver

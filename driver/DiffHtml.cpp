@@ -7,11 +7,11 @@
 //
 // A summary table opens it (per state: kernels changed, appeared,
 // disappeared, ambiguous, the gate); unchanged kernels share one line.
-// Per changed kernel, folded in <details>: family charts across the states (one SVG per stage and
-// scope, a group of bars per family, one bar per state), the opcodes that
-// moved most, the TTGIR ops added or removed per loop with their .ttgir and
-// Python lines, resources and gates. The DOM carries data attributes for
-// tests and scripts: <svg class="family-chart" data-kernel data-stage
+// Per changed kernel, folded in <details>: family charts across the states (one
+// SVG per stage and scope, a group of bars per family, one bar per state), the
+// opcodes that moved most, the TTGIR ops added or removed per loop with their
+// .ttgir and Python lines, resources and gates. The DOM carries data attributes
+// for tests and scripts: <svg class="family-chart" data-kernel data-stage
 // data-scope>, <rect class="bar" data-family data-state data-value>.
 //
 //===----------------------------------------------------------------------===//
@@ -225,14 +225,8 @@ void ttgirSection(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
       OS << "</code></details>";
     }
     OS << "</td>";
-    for (size_t S = 0; S < C.Counts.size(); ++S) {
-      std::optional<uint64_t> V, B;
-      if (C.Counts[S])
-        V = *C.Counts[S];
-      if (C.Counts[0])
-        B = *C.Counts[0];
-      OS << numCell(V, B, S == 0);
-    }
+    for (size_t S = 0; S < C.Counts.size(); ++S)
+      OS << numCell(C.count(S), C.count(0), S == 0);
     OS << "</tr>\n";
   }
   if (Open)
@@ -350,9 +344,9 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "</section>\n";
 }
 
-} // namespace
-
-void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
+/// The page up to its heading: the title, the policy that keeps it offline,
+/// the style.
+void pageHead(raw_ostream &OS, const DiffReport &R) {
   std::string Title = "gestell diff: " + R.States[0]->Label;
   for (size_t S = 1; S < R.States.size(); ++S)
     Title += (S == 1 ? " vs " : ", ") + R.States[S]->Label;
@@ -364,25 +358,30 @@ void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
         "initial-scale=1\">\n<title>"
      << esc(Title) << "</title>\n<style>" << Style << "</style>\n</head>\n"
      << "<body data-report=\"gestell-diff\">\n<h1>" << esc(Title) << "</h1>\n";
+}
 
-  if (!R.GateExprs.empty()) {
-    OS << "<p class=\"" << (R.GateHeld.empty() ? "gate-clear" : "gate-held")
-       << "\">";
-    if (R.GateHeld.empty()) {
-      OS << "Gate held for no kernel.";
-    } else {
-      std::vector<std::string> Held;
-      for (const auto &[K, S] : R.GateHeld)
-        Held.push_back("<code>" + esc(R.Kernels[K].Name) + "</code> in " +
-                       esc(R.States[S]->Label));
-      OS << "<b>Gate held</b> for " << join(Held, ", ") << ".";
-    }
-    for (const std::string &E : R.GateExprs)
-      OS << "<br><code>" << esc(E) << "</code>";
-    OS << "</p>\n";
+/// The verdict of the --fail-on gates, when there are any.
+void gateVerdict(raw_ostream &OS, const DiffReport &R) {
+  if (R.GateExprs.empty())
+    return;
+  OS << "<p class=\"" << (R.GateHeld.empty() ? "gate-clear" : "gate-held")
+     << "\">";
+  if (R.GateHeld.empty()) {
+    OS << "Gate held for no kernel.";
+  } else {
+    std::vector<std::string> Held;
+    for (const auto &[K, S] : R.GateHeld)
+      Held.push_back("<code>" + esc(R.Kernels[K].Name) + "</code> in " +
+                     esc(R.States[S]->Label));
+    OS << "<b>Gate held</b> for " << join(Held, ", ") << ".";
   }
+  for (const std::string &E : R.GateExprs)
+    OS << "<br><code>" << esc(E) << "</code>";
+  OS << "</p>\n";
+}
 
-  // The summary first: per state, what changed and the gate.
+/// The summary: per state, what changed and the gate.
+void stateTable(raw_ostream &OS, const DiffReport &R) {
   std::vector<StateTally> Tally = tallyStates(R);
   OS << "<table class=\"states\"><tr><th>state</th><th>path</th>"
         "<th>kernels</th><th>changed</th><th>appeared</th>"
@@ -404,7 +403,11 @@ void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
        << "</td></tr>\n";
   }
   OS << "</table>\n";
+}
 
+/// Each changed (or unmatched) base kernel folded under its key, then the
+/// unchanged ones on one line.
+void kernelSections(raw_ostream &OS, const DiffReport &R) {
   std::vector<const KernelDiff *> Same;
   for (const KernelDiff &D : R.Kernels) {
     bool Compared = any_of(D.States, [](const KernelInState &K) {
@@ -420,26 +423,53 @@ void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
       Same.push_back(&D);
     }
   }
-  if (!Same.empty()) {
-    OS << "<p>Unchanged (" << Same.size() << "): ";
-    for (size_t I = 0; I < Same.size(); ++I)
-      OS << (I ? ", " : "") << "<code class=\"unchanged\" data-kernel=\""
-         << esc(Same[I]->Name) << "\">" << esc(Same[I]->Key.str())
-         << "</code>";
-    OS << ".</p>\n";
-  }
-  if (!R.Appeared.empty() || !R.Ambiguous.empty()) {
-    OS << "<h2>Not matched</h2>\n<ul>\n";
-    for (const UnmatchedKernel &U : R.Appeared)
-      OS << "<li>appeared in " << esc(R.States[U.State]->Label) << ": <code>"
-         << esc(U.Summary->Key.str()) << "</code> <code>"
-         << esc(displayDir(*U.Summary)) << "</code></li>\n";
-    for (const UnmatchedKernel &U : R.Ambiguous)
-      OS << "<li>ambiguous in " << esc(R.States[U.State]->Label) << ": <code>"
-         << esc(U.Summary->Key.str()) << "</code> matches "
-         << U.Candidates.size() << " base kernels</li>\n";
-    OS << "</ul>\n";
-  }
+  if (Same.empty())
+    return;
+  OS << "<p>Unchanged (" << Same.size() << "): ";
+  for (size_t I = 0; I < Same.size(); ++I)
+    OS << (I ? ", " : "") << "<code class=\"unchanged\" data-kernel=\""
+       << esc(Same[I]->Name) << "\">" << esc(Same[I]->Key.str()) << "</code>";
+  OS << ".</p>\n";
+}
+
+/// Kernels of later states that match no base kernel, or several.
+void unmatchedKernels(raw_ostream &OS, const DiffReport &R) {
+  if (R.Appeared.empty() && R.Ambiguous.empty())
+    return;
+  OS << "<h2>Not matched</h2>\n<ul>\n";
+  for (const UnmatchedKernel &U : R.Appeared)
+    OS << "<li>appeared in " << esc(R.States[U.State]->Label) << ": <code>"
+       << esc(U.Summary->Key.str()) << "</code> <code>"
+       << esc(displayDir(*U.Summary)) << "</code></li>\n";
+  for (const UnmatchedKernel &U : R.Ambiguous)
+    OS << "<li>ambiguous in " << esc(R.States[U.State]->Label) << ": <code>"
+       << esc(U.Summary->Key.str()) << "</code> matches " << U.Candidates.size()
+       << " base kernels</li>\n";
+  OS << "</ul>\n";
+}
+
+/// The end of the page and its only script: it records that the page
+/// rendered and how many charts it holds (the headless-browser test reads
+/// these back from the DOM).
+void pageTail(raw_ostream &OS) {
+  OS << "<script>\n"
+        "document.body.dataset.charts = "
+        "String(document.querySelectorAll('svg.family-chart').length);\n"
+        "document.body.dataset.bars = "
+        "String(document.querySelectorAll('svg.family-chart rect.bar')."
+        "length);\n"
+        "document.body.dataset.rendered = 'true';\n"
+        "</script>\n</body>\n</html>\n";
+}
+
+} // namespace
+
+void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
+  pageHead(OS, R);
+  gateVerdict(OS, R);
+  stateTable(OS, R);
+  kernelSections(OS, R);
+  unmatchedKernels(OS, R);
   if (!R.OtherChecks.empty()) {
     OS << "<h2>Kernels without a match</h2>\n";
     findings(OS, R, R.OtherChecks);
@@ -450,16 +480,7 @@ void writeDiffHtml(raw_ostream &OS, const DiffReport &R) {
       OS << "<li><code>" << esc(P) << "</code></li>\n";
     OS << "</ul>\n";
   }
-  // The only script: record that the page rendered and how many charts it
-  // holds (the headless-browser test reads these back from the DOM).
-  OS << "<script>\n"
-        "document.body.dataset.charts = "
-        "String(document.querySelectorAll('svg.family-chart').length);\n"
-        "document.body.dataset.bars = "
-        "String(document.querySelectorAll('svg.family-chart rect.bar')."
-        "length);\n"
-        "document.body.dataset.rendered = 'true';\n"
-        "</script>\n</body>\n</html>\n";
+  pageTail(OS);
 }
 
 } // namespace gestell::driver

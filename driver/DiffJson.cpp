@@ -24,6 +24,11 @@ void optionalArray(json::OStream &J, StringRef Key,
   });
 }
 
+/// A JSON string, or null for an empty one.
+json::Value orNull(const std::string &S) {
+  return S.empty() ? json::Value(nullptr) : json::Value(S);
+}
+
 void countArrays(json::OStream &J, const CountRow &C) {
   for (bool Loop : {true, false})
     J.attributeArray(Loop ? "loop" : "total", [&] {
@@ -38,8 +43,7 @@ void countArrays(json::OStream &J, const CountRow &C) {
 void key(json::OStream &J, const MatchKey &K) {
   J.attributeObject("key", [&] {
     J.attribute("name", K.Name);
-    J.attribute("target", K.Target.empty() ? json::Value(nullptr)
-                                           : json::Value(K.Target));
+    J.attribute("target", orNull(K.Target));
     J.attribute("num_warps",
                 K.NumWarps ? json::Value(*K.NumWarps) : json::Value(nullptr));
     J.attribute("num_stages",
@@ -56,16 +60,14 @@ void gateResult(json::OStream &J, const ExprResult &E) {
   J.attribute("value", E.holds()                         ? "true"
                        : E.T == ExprResult::Truth::False ? "false"
                                                          : "unknown");
-  J.attribute("why_unknown", E.WhyUnknown.empty() ? json::Value(nullptr)
-                                                  : json::Value(E.WhyUnknown));
+  J.attribute("why_unknown", orNull(E.WhyUnknown));
   J.attributeArray("metrics", [&] {
     for (const auto &[Name, V] : E.Used)
       J.object([&] {
         J.attribute("metric", Name);
         J.attribute("value",
                     V.Value ? json::Value(*V.Value) : json::Value(nullptr));
-        J.attribute("stage", V.Stage.empty() ? json::Value(nullptr)
-                                             : json::Value(V.Stage));
+        J.attribute("stage", orNull(V.Stage));
         if (!V.Value)
           J.attribute("why_unknown", V.WhyUnknown);
       });
@@ -88,17 +90,13 @@ void findings(json::OStream &J, const DiffReport &R, StringRef Key,
         J.attribute("file", F.File);
         J.attribute("line", F.Line);
         J.attribute("column", F.Column);
-        J.attribute("source", F.Source.empty() ? json::Value(nullptr)
-                                               : json::Value(F.Source));
+        J.attribute("source", orNull(F.Source));
       });
   });
 }
 
-void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
-  J.objectBegin();
-  J.attribute("name", D.Name);
-  key(J, D.Key);
-  J.attribute("changed", D.Changed);
+/// The kernel in each state: its match, its folder, how it was paired.
+void kernelStates(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
   J.attributeArray("states", [&] {
     for (size_t S = 0; S < D.States.size(); ++S) {
       const KernelInState &K = D.States[S];
@@ -126,6 +124,10 @@ void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
       });
     }
   });
+}
+
+/// Family counts per stage, and the opcodes that moved most.
+void kernelCounts(json::OStream &J, const KernelDiff &D) {
   J.attributeObject("counts", [&] {
     for (Isa I : {Isa::PTX, Isa::SASS}) {
       bool Has =
@@ -154,44 +156,52 @@ void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
         countArrays(J, C);
       });
   });
+}
+
+void ttgirSite(json::OStream &J, StringRef State, const TtgirOpSite &Site) {
+  J.object([&] {
+    J.attribute("state", State);
+    J.attribute("file", Site.File);
+    J.attribute("line", Site.Line);
+    J.attribute("column", Site.Column);
+    J.attribute("source", orNull(Site.Source));
+    J.attribute("type", orNull(Site.Type));
+    J.attribute("cost", orNull(Site.Cost));
+    J.attribute("text", Site.Text);
+    J.attribute("source_text", orNull(Site.SourceText));
+  });
+}
+
+/// The TTGIR ops added or removed, per loop, with their sites.
+void ttgirChanges(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
   J.attributeArray("ttgir", [&] {
     for (const TtgirChange &C : D.Ttgir)
       J.object([&] {
         J.attribute("loop", C.Loop);
-        J.attribute("loop_source_text", C.LoopSourceText.empty()
-                                            ? json::Value(nullptr)
-                                            : json::Value(C.LoopSourceText));
+        J.attribute("loop_source_text", orNull(C.LoopSourceText));
         optionalArray(J, "loop_line", C.LoopLine);
         J.attribute("op", C.Group.Op);
         J.attribute("layouts", C.Group.Layouts);
-        J.attribute("src", C.Group.Src.empty() ? json::Value(nullptr)
-                                               : json::Value(C.Group.Src));
-        J.attribute("dst", C.Group.Dst.empty() ? json::Value(nullptr)
-                                               : json::Value(C.Group.Dst));
+        J.attribute("src", orNull(C.Group.Src));
+        J.attribute("dst", orNull(C.Group.Dst));
         optionalArray(J, "count", C.Counts);
         J.attributeArray("sites", [&] {
           for (size_t S = 0; S < C.Sites.size(); ++S)
             for (const TtgirOpSite &Site : C.Sites[S])
-              J.object([&] {
-                J.attribute("state", R.States[S]->Label);
-                J.attribute("file", Site.File);
-                J.attribute("line", Site.Line);
-                J.attribute("column", Site.Column);
-                J.attribute("source", Site.Source.empty()
-                                          ? json::Value(nullptr)
-                                          : json::Value(Site.Source));
-                J.attribute("type", Site.Type.empty() ? json::Value(nullptr)
-                                                      : json::Value(Site.Type));
-                J.attribute("cost", Site.Cost.empty() ? json::Value(nullptr)
-                                                      : json::Value(Site.Cost));
-                J.attribute("text", Site.Text);
-                J.attribute("source_text", Site.SourceText.empty()
-                                               ? json::Value(nullptr)
-                                               : json::Value(Site.SourceText));
-              });
+              ttgirSite(J, R.States[S]->Label, Site);
         });
       });
   });
+}
+
+void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
+  J.objectBegin();
+  J.attribute("name", D.Name);
+  key(J, D.Key);
+  J.attribute("changed", D.Changed);
+  kernelStates(J, R, D);
+  kernelCounts(J, D);
+  ttgirChanges(J, R, D);
   J.attributeObject("resources", [&] {
     for (const ResourceRow &Row : D.Resources)
       optionalArray(J, Row.Name, Row.Values);

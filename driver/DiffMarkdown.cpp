@@ -149,10 +149,9 @@ void findings(raw_ostream &OS, const DiffReport &R, ArrayRef<CheckFinding> Fs) {
     OS << "\n";
 }
 
-/// One kernel's section; Compact leaves out the TTGIR changes (the long
-/// part: one row per op and layouts), for a comment that would be too long.
-void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D,
-            bool Compact) {
+/// The kernel's heading: name, target, warps, stages, tiles, how each
+/// later state was matched, and what held constant.
+void kernelHeading(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "### " << code(D.Name);
   if (!D.Key.Target.empty())
     OS << " " << text(D.Key.Target);
@@ -170,7 +169,11 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D,
          << text(describeState(D.States[S])) << "\n";
   if (std::string C = describeConstant(D); !C.empty())
     OS << "**" << text(C) << "**\n\n";
+}
 
+/// The family counts of each stage that changed, then the opcodes that
+/// moved most.
+void countTables(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   for (Isa I : {Isa::PTX, Isa::SASS}) {
     std::vector<const CountRow *> Rows;
     for (const CountRow &C : D.Families)
@@ -193,65 +196,74 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D,
     OS << "Opcodes that moved most:\n\n";
     countTable(OS, R, Rows, "opcode", true);
   }
+}
 
-  if (!D.Ttgir.empty() && Compact) {
+/// The TTGIR ops added or removed, a row per loop and op, then, folded,
+/// where each is and its canonical layouts.
+void ttgirTable(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
+  OS << "TTGIR ops added or removed, per loop:\n\n";
+  std::vector<std::string> Head{"loop", "op"};
+  for (const StateSummary *S : R.States)
+    Head.push_back(text(S->Label));
+  tableHead(OS, Head, 2);
+  for (const TtgirChange &C : D.Ttgir) {
+    std::vector<std::string> Row{
+        code(C.Loop),
+        code(C.Group.Op +
+             (C.Group.Layouts.empty() ? "" : " " + C.Group.Layouts))};
+    for (size_t S = 0; S < C.Counts.size(); ++S)
+      Row.push_back(formatCell(C.count(S), C.count(0), S == 0));
+    tableRow(OS, Row);
+  }
+  OS << "\n<details><summary>where, and the canonical layouts</summary>"
+        "\n\n";
+  for (const TtgirChange &C : D.Ttgir) {
+    OS << "- " << code(C.Group.Op + " " + C.Group.Layouts) << " in loop "
+       << code(C.Loop) << "\n";
+    for (size_t S = 0; S < C.Sites.size(); ++S)
+      for (const TtgirOpSite &Site : C.Sites[S])
+        OS << "  - " << text(R.States[S]->Label) << ": " << siteText(Site)
+           << "\n";
+    if (!C.Group.Src.empty())
+      OS << "  - "
+         << code(C.Group.Src +
+                 (C.Group.Dst.empty() ? "" : " -> " + C.Group.Dst))
+         << "\n";
+  }
+  OS << "\n</details>\n\n";
+}
+
+void resourceTable(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
+  if (none_of(D.Resources, [](const ResourceRow &C) { return C.changed(); })) {
+    OS << "Resources: no change.\n\n";
+    return;
+  }
+  std::vector<std::string> Head{"resource"};
+  for (const StateSummary *S : R.States)
+    Head.push_back(text(S->Label));
+  tableHead(OS, Head);
+  for (const ResourceRow &C : D.Resources) {
+    std::vector<std::string> Row{code(C.Name)};
+    for (size_t S = 0; S < C.Values.size(); ++S)
+      Row.push_back(formatCell(C.Values[S], C.Values[0], S == 0));
+    tableRow(OS, Row);
+  }
+  OS << "\n";
+}
+
+/// One kernel's section; Compact leaves out the TTGIR changes (the long
+/// part: one row per op and layouts), for a comment that would be too long.
+void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D,
+            bool Compact) {
+  kernelHeading(OS, R, D);
+  countTables(OS, R, D);
+  if (!D.Ttgir.empty() && Compact)
     OS << "TTGIR ops added or removed: " << D.Ttgir.size()
        << " rows, left out here to keep the comment under GitHub's limit "
           "(`--format=html` or `--format=json` has them).\n\n";
-  } else if (!D.Ttgir.empty()) {
-    OS << "TTGIR ops added or removed, per loop:\n\n";
-    std::vector<std::string> Head{"loop", "op"};
-    for (const StateSummary *S : R.States)
-      Head.push_back(text(S->Label));
-    tableHead(OS, Head, 2);
-    for (const TtgirChange &C : D.Ttgir) {
-      std::vector<std::string> Row{
-          code(C.Loop),
-          code(C.Group.Op +
-               (C.Group.Layouts.empty() ? "" : " " + C.Group.Layouts))};
-      for (size_t S = 0; S < C.Counts.size(); ++S) {
-        std::optional<uint64_t> V, B;
-        if (C.Counts[S])
-          V = *C.Counts[S];
-        if (C.Counts[0])
-          B = *C.Counts[0];
-        Row.push_back(formatCell(V, B, S == 0));
-      }
-      tableRow(OS, Row);
-    }
-    OS << "\n<details><summary>where, and the canonical layouts</summary>"
-          "\n\n";
-    for (const TtgirChange &C : D.Ttgir) {
-      OS << "- " << code(C.Group.Op + " " + C.Group.Layouts) << " in loop "
-         << code(C.Loop) << "\n";
-      for (size_t S = 0; S < C.Sites.size(); ++S)
-        for (const TtgirOpSite &Site : C.Sites[S])
-          OS << "  - " << text(R.States[S]->Label) << ": " << siteText(Site)
-             << "\n";
-      if (!C.Group.Src.empty())
-        OS << "  - "
-           << code(C.Group.Src +
-                   (C.Group.Dst.empty() ? "" : " -> " + C.Group.Dst))
-           << "\n";
-    }
-    OS << "\n</details>\n\n";
-  }
-
-  if (any_of(D.Resources, [](const ResourceRow &C) { return C.changed(); })) {
-    std::vector<std::string> Head{"resource"};
-    for (const StateSummary *S : R.States)
-      Head.push_back(text(S->Label));
-    tableHead(OS, Head);
-    for (const ResourceRow &C : D.Resources) {
-      std::vector<std::string> Row{code(C.Name)};
-      for (size_t S = 0; S < C.Values.size(); ++S)
-        Row.push_back(formatCell(C.Values[S], C.Values[0], S == 0));
-      tableRow(OS, Row);
-    }
-    OS << "\n";
-  } else {
-    OS << "Resources: no change.\n\n";
-  }
+  else if (!D.Ttgir.empty())
+    ttgirTable(OS, R, D);
+  resourceTable(OS, R, D);
   findings(OS, R, D.Checks);
 }
 
@@ -293,11 +305,11 @@ void summary(raw_ostream &OS, const DiffReport &R) {
                            ? "**held** (" + std::to_string(N.GateHeld) + ")"
                            : "passed";
     auto Cell = [&](unsigned V) { return S ? std::to_string(V) : "-"; };
-    tableRow(OS, {text(R.States[S]->Label) + (S ? "" : " (base)"),
-                  code(R.States[S]->Path),
-                  std::to_string(R.States[S]->Kernels.size()),
-                  Cell(N.Changed), Cell(N.Appeared), Cell(N.Disappeared),
-                  Cell(N.Ambiguous), Gate});
+    tableRow(OS,
+             {text(R.States[S]->Label) + (S ? "" : " (base)"),
+              code(R.States[S]->Path),
+              std::to_string(R.States[S]->Kernels.size()), Cell(N.Changed),
+              Cell(N.Appeared), Cell(N.Disappeared), Cell(N.Ambiguous), Gate});
   }
   OS << "\n";
 

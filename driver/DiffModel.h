@@ -19,8 +19,8 @@
 #include "Report.h"
 
 #include "gestell/Bundle.h"
-#include "gestell/Families.h"
 #include "gestell/Expr.h"
+#include "gestell/Families.h"
 #include "gestell/KernelMetrics.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -139,6 +139,12 @@ struct TtgirChange {
   std::vector<std::optional<unsigned>> LoopLine; ///< the loop op's line
   TtgirOpGroup Group;                            ///< op, layouts
   std::vector<std::optional<unsigned>> Counts;
+  /// Counts[S] as a cell value (formatCell).
+  std::optional<uint64_t> count(size_t S) const {
+    if (!Counts[S])
+      return std::nullopt;
+    return *Counts[S];
+  }
   /// Per state: the sites that explain the change (the ops the state has
   /// more of, or for the base the ones a later state lost).
   std::vector<std::vector<TtgirOpSite>> Sites;
@@ -166,7 +172,7 @@ llvm::StringRef matchStatusName(MatchStatus S);
 
 struct KernelInState {
   MatchStatus Status = MatchStatus::Base;
-  const KernelSummary *Summary = nullptr;        ///< Base and Matched
+  const KernelSummary *Summary = nullptr; ///< Base and Matched
   /// Matched: how the pair was found, and what differs in the two
   /// kernels' configurations (empty for an exact match).
   MatchHow How = MatchHow::Exact;

@@ -82,6 +82,159 @@ struct Unit {
   std::vector<std::pair<unsigned, unsigned>> Later;
 };
 
+/// Per state, per kernel: its TTGIR when it was read ahead for matching.
+using AheadTable = std::vector<std::vector<std::optional<TtgirAhead>>>;
+
+/// The index of a kernel of state S in its kernels.
+unsigned indexIn(const StateSummary &S, const Kernel *K) {
+  return K - S.Found.Kernels.data();
+}
+
+/// Every kernel's metadata, which matching reads, in parallel.
+void loadAllMetadata(std::vector<StateSummary> &States,
+                     ThreadPoolInterface &Pool) {
+  for (StateSummary &S : States)
+    for (Kernel &K : S.Found.Kernels)
+      if (K.MetadataDeferred)
+        Pool.async([K = &K] { loadKernelMetadata(*K); });
+  Pool.wait();
+}
+
+/// Which base kernel each job of the shared states is checked against. The
+/// TTGIR of the kernels whose cheap keys collide is read first, once,
+/// whichever states need it, into Ahead.
+void matchJobs(std::vector<StateSummary> &States, DiffLint &Lint,
+               AheadTable &Ahead, ThreadPoolInterface &Pool) {
+  const size_t N = States.size();
+  const std::vector<Kernel> &Bs = States[0].Found.Kernels;
+  std::vector<BaselineMatcher> Matchers;
+  std::vector<std::vector<bool>> Need(N);
+  for (size_t S = 0; S < N; ++S)
+    Need[S].assign(States[S].Found.Kernels.size(), false);
+  for (SharedStateLint &L : Lint.Shared) {
+    std::vector<const Kernel *> Current;
+    for (const KernelJob &J : L.Jobs)
+      Current.push_back(J.K);
+    Matchers.emplace_back(Current, Bs);
+    for (size_t J = 0; J < L.Jobs.size(); ++J)
+      if (Matchers.back().needsFullKey(false, J))
+        Need[L.State][indexIn(States[L.State], L.Jobs[J].K)] = true;
+    for (size_t B = 0; B < Bs.size(); ++B)
+      if (Matchers.back().needsFullKey(true, B))
+        Need[0][B] = true;
+  }
+  for (size_t S = 0; S < N; ++S)
+    for (size_t I = 0; I < Need[S].size(); ++I)
+      if (Need[S][I])
+        Pool.async([&, S, I] {
+          Ahead[S][I] = readTtgirAhead(States[S].Found.Kernels[I]);
+        });
+  Pool.wait();
+  for (size_t W = 0; W < Lint.Shared.size(); ++W) {
+    SharedStateLint &L = Lint.Shared[W];
+    BaselineMatcher &M = Matchers[W];
+    for (size_t J = 0; J < L.Jobs.size(); ++J)
+      if (M.needsFullKey(false, J))
+        M.setFullKey(
+            false, J,
+            Ahead[L.State][indexIn(States[L.State], L.Jobs[J].K)]->Key);
+    for (size_t B = 0; B < Bs.size(); ++B)
+      if (M.needsFullKey(true, B))
+        M.setFullKey(true, B, Ahead[0][B]->Key);
+    L.Match = M.finish();
+    for (size_t J = 0; J < L.Jobs.size(); ++J)
+      if (L.Match[J])
+        L.Jobs[J].Baseline = &Bs[*L.Match[J]];
+  }
+}
+
+/// The tasks: each base kernel with the later kernels checked against it,
+/// then every other later kernel alone.
+std::vector<Unit> makeUnits(const std::vector<StateSummary> &States,
+                            const DiffLint &Lint) {
+  const size_t N = States.size();
+  std::vector<Unit> Units(States[0].Found.Kernels.size());
+  for (unsigned B = 0; B < Units.size(); ++B)
+    Units[B].Base = B;
+  std::vector<std::vector<bool>> Placed(N);
+  for (size_t S = 1; S < N; ++S)
+    Placed[S].assign(States[S].Found.Kernels.size(), false);
+  for (const SharedStateLint &L : Lint.Shared)
+    for (size_t J = 0; J < L.Jobs.size(); ++J)
+      if (L.Match[J]) {
+        unsigned I = indexIn(States[L.State], L.Jobs[J].K);
+        Units[*L.Match[J]].Later.push_back({L.State, I});
+        Placed[L.State][I] = true;
+      }
+  for (unsigned S = 1; S < N; ++S)
+    for (unsigned I = 0; I < Placed[S].size(); ++I)
+      if (!Placed[S][I])
+        Units.push_back({std::nullopt, {{S, I}}});
+  return Units;
+}
+
+/// Reads the kernels of one task: each kernel's summary and, for the
+/// shared states, its check outcomes, in slots of its own.
+class UnitReader {
+public:
+  UnitReader(std::vector<StateSummary> &States, DiffLint &Lint,
+             const FamilyTable &Families, const AnalysisOptions &Analysis,
+             AheadTable &Ahead)
+      : States(States), Lint(Lint), Families(Families), Analysis(Analysis),
+        Ahead(Ahead), LintOf(States.size(), nullptr) {
+    for (SharedStateLint &L : Lint.Shared)
+      LintOf[L.State] = &L;
+  }
+
+  void read(const Unit &U) const {
+    std::optional<KernelView> BaseView;
+    if (U.Base)
+      readBase(*U.Base, BaseView);
+    for (auto [S, I] : U.Later)
+      readLater(S, I, BaseView ? &*BaseView : nullptr);
+    if (BaseView)
+      BaseView->release();
+  }
+
+private:
+  void readBase(unsigned B, std::optional<KernelView> &View) const {
+    View.emplace(States[0].Found.Kernels[B], Analysis);
+    States[0].Kernels[B] =
+        summarize(*View, Families, States[0].Path, std::move(Ahead[0][B]));
+    if (int J = Lint.BaseJobOf.empty() ? -1 : Lint.BaseJobOf[B]; J >= 0) {
+      View->markReads();
+      checkKernel(Lint.BaseJobs[J], *View, nullptr, Analysis,
+                  Lint.BaseOutcomes[J]);
+    }
+  }
+
+  /// Kernel I of state S; BaseView is the unit's base kernel, the one it
+  /// is checked against (by construction), if any.
+  void readLater(unsigned S, unsigned I, KernelView *BaseView) const {
+    StateSummary &St = States[S];
+    KernelView View(St.Found.Kernels[I], Analysis);
+    St.Kernels[I] = summarize(View, Families, St.Path, std::move(Ahead[S][I]));
+    if (SharedStateLint *L = LintOf[S]; L && L->JobOf[I] >= 0) {
+      const KernelJob &Job = L->Jobs[L->JobOf[I]];
+      KernelView *Base = nullptr;
+      if (Job.Baseline) {
+        Base = BaseView;
+        Base->markReads();
+      }
+      View.markReads();
+      checkKernel(Job, View, Base, Analysis, L->Outcomes[L->JobOf[I]]);
+    }
+    View.release();
+  }
+
+  std::vector<StateSummary> &States;
+  DiffLint &Lint;
+  const FamilyTable &Families;
+  const AnalysisOptions &Analysis;
+  AheadTable &Ahead;
+  std::vector<SharedStateLint *> LintOf; ///< the shared lint of each state
+};
+
 } // namespace
 
 void readStates(std::vector<StateSummary> &States, DiffLint &Lint,
@@ -90,131 +243,24 @@ void readStates(std::vector<StateSummary> &States, DiffLint &Lint,
   const size_t N = States.size();
   DefaultThreadPool Pool(hardware_concurrency(Threads));
 
-  // 1. Metadata, which matching reads: every kernel's, in parallel.
-  {
-    std::vector<Kernel *> All;
-    for (StateSummary &S : States)
-      for (Kernel &K : S.Found.Kernels)
-        All.push_back(&K);
-    for (Kernel *K : All)
-      if (K->MetadataDeferred)
-        Pool.async([K] { loadKernelMetadata(*K); });
-    Pool.wait();
-  }
+  // 1. Metadata, which matching reads.
+  loadAllMetadata(States, Pool);
   for (StateSummary &S : States)
     S.Kernels.resize(S.Found.Kernels.size());
 
   // 2. Which base kernel each later kernel is checked against: needed only
-  // when a check runs. The TTGIR of the kernels whose cheap keys collide is
-  // read first, once, whichever states need it.
+  // when a check runs.
   Lint.makeJobs(States);
-  std::vector<std::vector<std::optional<TtgirAhead>>> Ahead(N);
+  AheadTable Ahead(N);
   for (size_t S = 0; S < N; ++S)
     Ahead[S].resize(States[S].Found.Kernels.size());
-  if (Lint.anyChecks()) {
-    const std::vector<Kernel> &Bs = States[0].Found.Kernels;
-    std::vector<BaselineMatcher> Matchers;
-    std::vector<std::vector<bool>> Need(N);
-    for (size_t S = 0; S < N; ++S)
-      Need[S].assign(States[S].Found.Kernels.size(), false);
-    for (SharedStateLint &L : Lint.Shared) {
-      std::vector<const Kernel *> Current;
-      for (const KernelJob &J : L.Jobs)
-        Current.push_back(J.K);
-      Matchers.emplace_back(Current, Bs);
-      for (size_t J = 0; J < L.Jobs.size(); ++J)
-        if (Matchers.back().needsFullKey(false, J))
-          Need[L.State][L.Jobs[J].K - States[L.State].Found.Kernels.data()] =
-              true;
-      for (size_t B = 0; B < Bs.size(); ++B)
-        if (Matchers.back().needsFullKey(true, B))
-          Need[0][B] = true;
-    }
-    for (size_t S = 0; S < N; ++S)
-      for (size_t I = 0; I < Need[S].size(); ++I)
-        if (Need[S][I])
-          Pool.async([&, S, I] {
-            Ahead[S][I] = readTtgirAhead(States[S].Found.Kernels[I]);
-          });
-    Pool.wait();
-    for (size_t W = 0; W < Lint.Shared.size(); ++W) {
-      SharedStateLint &L = Lint.Shared[W];
-      BaselineMatcher &M = Matchers[W];
-      for (size_t J = 0; J < L.Jobs.size(); ++J)
-        if (M.needsFullKey(false, J))
-          M.setFullKey(
-              false, J,
-              Ahead[L.State][L.Jobs[J].K - States[L.State].Found.Kernels.data()]
-                  ->Key);
-      for (size_t B = 0; B < Bs.size(); ++B)
-        if (M.needsFullKey(true, B))
-          M.setFullKey(true, B, Ahead[0][B]->Key);
-      L.Match = M.finish();
-      for (size_t J = 0; J < L.Jobs.size(); ++J)
-        if (L.Match[J])
-          L.Jobs[J].Baseline = &Bs[*L.Match[J]];
-    }
-  }
+  if (Lint.anyChecks())
+    matchJobs(States, Lint, Ahead, Pool);
 
-  // 3. The tasks: each base kernel with the later kernels checked against
-  // it, then every other later kernel alone.
-  std::vector<Unit> Units(States[0].Found.Kernels.size());
-  for (unsigned B = 0; B < Units.size(); ++B)
-    Units[B].Base = B;
-  std::vector<std::vector<bool>> Placed(N);
-  for (size_t S = 1; S < N; ++S)
-    Placed[S].assign(States[S].Found.Kernels.size(), false);
-  for (SharedStateLint &L : Lint.Shared)
-    for (size_t J = 0; J < L.Jobs.size(); ++J)
-      if (L.Match[J]) {
-        unsigned I = L.Jobs[J].K - States[L.State].Found.Kernels.data();
-        Units[*L.Match[J]].Later.push_back({L.State, I});
-        Placed[L.State][I] = true;
-      }
-  for (unsigned S = 1; S < N; ++S)
-    for (unsigned I = 0; I < Placed[S].size(); ++I)
-      if (!Placed[S][I])
-        Units.push_back({std::nullopt, {{S, I}}});
-
-  // The shared lint of state S, by state.
-  std::vector<SharedStateLint *> LintOf(N, nullptr);
-  for (SharedStateLint &L : Lint.Shared)
-    LintOf[L.State] = &L;
-
-  for (const Unit &U : Units)
-    Pool.async([&, U] {
-      std::optional<KernelView> BaseView;
-      if (U.Base) {
-        unsigned B = *U.Base;
-        BaseView.emplace(States[0].Found.Kernels[B], Analysis);
-        States[0].Kernels[B] = summarize(*BaseView, Families, States[0].Path,
-                                         std::move(Ahead[0][B]));
-        if (int J = Lint.BaseJobOf.empty() ? -1 : Lint.BaseJobOf[B]; J >= 0) {
-          BaseView->markReads();
-          checkKernel(Lint.BaseJobs[J], *BaseView, nullptr, Analysis,
-                      Lint.BaseOutcomes[J]);
-        }
-      }
-      for (auto [S, I] : U.Later) {
-        StateSummary &St = States[S];
-        KernelView View(St.Found.Kernels[I], Analysis);
-        St.Kernels[I] =
-            summarize(View, Families, St.Path, std::move(Ahead[S][I]));
-        if (SharedStateLint *L = LintOf[S]; L && L->JobOf[I] >= 0) {
-          const KernelJob &Job = L->Jobs[L->JobOf[I]];
-          KernelView *Base = nullptr;
-          if (Job.Baseline) {
-            Base = &*BaseView; // the unit's base kernel, by construction
-            Base->markReads();
-          }
-          View.markReads();
-          checkKernel(Job, View, Base, Analysis, L->Outcomes[L->JobOf[I]]);
-        }
-        View.release();
-      }
-      if (BaseView)
-        BaseView->release();
-    });
+  // 3. The tasks.
+  UnitReader Reader(States, Lint, Families, Analysis, Ahead);
+  for (const Unit &U : makeUnits(States, Lint))
+    Pool.async([&Reader, U] { Reader.read(U); });
   Pool.wait();
 }
 

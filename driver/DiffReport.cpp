@@ -225,10 +225,9 @@ void compareCounts(KernelDiff &D, const FamilyTable &Families,
 }
 
 void compareResources(KernelDiff &D) {
-  for (Resource Res :
-       {Resource::Registers, Resource::Stack, Resource::Local,
-        Resource::SharedStatic, Resource::SharedDynamic, Resource::BlocksPerSM,
-        Resource::WarpsPerSM}) {
+  for (Resource Res : {Resource::Registers, Resource::Stack, Resource::Local,
+                       Resource::SharedStatic, Resource::SharedDynamic,
+                       Resource::BlocksPerSM, Resource::WarpsPerSM}) {
     ResourceRow R;
     R.Name = resourceName(Res).str();
     R.Values.resize(D.States.size());
@@ -306,13 +305,11 @@ forcedPairs(const StateSummary &Base, const StateSummary &Head,
   return Out;
 }
 
-} // namespace
-
-DiffReport buildDiffReport(const std::vector<StateSummary> &States,
-                           const FamilyTable &Families, ArrayRef<Expr> Gates,
-                           DiffOptions Opts) {
+/// The report's header: its states, their problems, the families, the
+/// gates' text.
+DiffReport reportHeader(const std::vector<StateSummary> &States,
+                        const FamilyTable &Families, ArrayRef<Expr> Gates) {
   DiffReport R;
-  const size_t N = States.size();
   for (const StateSummary &S : States) {
     R.States.push_back(&S);
     for (const DiscoveryProblem &P : S.Found.Problems)
@@ -326,21 +323,31 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
     R.Families.push_back(F.Id);
   for (const Expr &E : Gates)
     R.GateExprs.push_back(E.str());
+  return R;
+}
 
-  auto keys = [](const StateSummary &S) {
-    std::vector<MatchKey> Keys;
-    for (const KernelSummary &K : S.Kernels)
-      Keys.push_back(K.Key);
-    return Keys;
-  };
-  std::vector<MatchKey> BaseKeys = keys(States[0]);
+std::vector<MatchKey> keysOf(const StateSummary &S) {
+  std::vector<MatchKey> Keys;
+  for (const KernelSummary &K : S.Kernels)
+    Keys.push_back(K.Key);
+  return Keys;
+}
+
+/// Matches every later state with the base (index 0 is left empty); the
+/// later kernels that match no base kernel, or several, go to R.Appeared
+/// and R.Ambiguous. PairUsed: which --pair matched a kernel.
+std::vector<Matching>
+matchStates(const std::vector<StateSummary> &States,
+            ArrayRef<std::pair<std::string, std::string>> Pairs, DiffReport &R,
+            std::vector<bool> &PairUsed) {
+  const size_t N = States.size();
+  std::vector<MatchKey> BaseKeys = keysOf(States[0]);
   std::vector<Matching> Ms(N);
-  std::vector<bool> PairUsed(Opts.Pairs.size());
   for (size_t S = 1; S < N; ++S) {
     MatchOptions MO;
     MO.PairLeftovers = true;
-    MO.Forced = forcedPairs(States[0], States[S], Opts.Pairs, PairUsed);
-    Ms[S] = matchKernels(BaseKeys, keys(States[S]), MO);
+    MO.Forced = forcedPairs(States[0], States[S], Pairs, PairUsed);
+    Ms[S] = matchKernels(BaseKeys, keysOf(States[S]), MO);
     for (unsigned H = 0; H < States[S].Kernels.size(); ++H) {
       if (Ms[S].HeadMatch[H])
         continue;
@@ -358,75 +365,113 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
       R.Ambiguous.push_back(std::move(U));
     }
   }
+  return Ms;
+}
 
-  // Base kernels in a deterministic order: key, then folder.
-  std::vector<unsigned> Order(States[0].Kernels.size());
+/// The base kernels in a deterministic order: key, then folder.
+std::vector<unsigned> baseOrder(const StateSummary &Base) {
+  std::vector<unsigned> Order(Base.Kernels.size());
   for (unsigned I = 0; I < Order.size(); ++I)
     Order[I] = I;
   llvm::stable_sort(Order, [&](unsigned A, unsigned B) {
-    const KernelSummary &KA = States[0].Kernels[A], &KB = States[0].Kernels[B];
+    const KernelSummary &KA = Base.Kernels[A], &KB = Base.Kernels[B];
     if (KA.Key < KB.Key)
       return true;
     if (KB.Key < KA.Key)
       return false;
     return KA.K->Dir < KB.K->Dir;
   });
+  return Order;
+}
 
-  for (unsigned B : Order) {
-    const KernelSummary &Base = States[0].Kernels[B];
-    KernelDiff D;
-    D.Name = Base.K->Name;
-    D.Key = Base.Key;
-    D.States.resize(N);
-    D.States[0].Status = MatchStatus::Base;
-    D.States[0].Summary = &Base;
-    for (size_t S = 1; S < N; ++S) {
-      KernelInState &KS = D.States[S];
-      if (std::optional<unsigned> H = Ms[S].BaseMatch[B]) {
-        KS.Status = MatchStatus::Matched;
-        KS.Summary = &States[S].Kernels[*H];
-        KS.How = Ms[S].HeadHow[*H];
-        KS.Differences = keyDifferences(Base.Key, KS.Summary->Key);
-      } else if (Ms[S].BaseCandidates[B].empty()) {
-        KS.Status = MatchStatus::Disappeared;
-      } else {
-        KS.Status = MatchStatus::Ambiguous;
-        for (unsigned H : Ms[S].BaseCandidates[B])
-          KS.Candidates.push_back(&States[S].Kernels[H]);
-      }
+/// Base kernel B in every state: itself, its match, or why there is none.
+std::vector<KernelInState>
+statesOfBaseKernel(unsigned B, const std::vector<StateSummary> &States,
+                   ArrayRef<Matching> Ms) {
+  const KernelSummary &Base = States[0].Kernels[B];
+  std::vector<KernelInState> Out(States.size());
+  Out[0].Status = MatchStatus::Base;
+  Out[0].Summary = &Base;
+  for (size_t S = 1; S < States.size(); ++S) {
+    KernelInState &KS = Out[S];
+    if (std::optional<unsigned> H = Ms[S].BaseMatch[B]) {
+      KS.Status = MatchStatus::Matched;
+      KS.Summary = &States[S].Kernels[*H];
+      KS.How = Ms[S].HeadHow[*H];
+      KS.Differences = keyDifferences(Base.Key, KS.Summary->Key);
+    } else if (Ms[S].BaseCandidates[B].empty()) {
+      KS.Status = MatchStatus::Disappeared;
+    } else {
+      KS.Status = MatchStatus::Ambiguous;
+      for (unsigned H : Ms[S].BaseCandidates[B])
+        KS.Candidates.push_back(&States[S].Kernels[H]);
     }
-    compareCounts(D, Families, Opts.TopOpcodes);
-    std::vector<const TtgirSummary *> Ttgirs(N);
-    for (size_t S = 0; S < N; ++S)
-      if (const KernelSummary *K = D.States[S].Summary; K && K->Ttgir)
-        Ttgirs[S] = &*K->Ttgir;
-    D.Ttgir = diffTtgir(Ttgirs);
-    compareResources(D);
+  }
+  return Out;
+}
 
-    for (const Expr &E : Gates) {
-      GateResult G;
-      G.Expr = E.str();
-      G.Results.resize(N);
-      for (size_t S = 1; S < N; ++S) {
-        const KernelSummary *Head = D.States[S].Summary;
-        if (!Head)
-          continue;
-        KernelMetricProvider P(Head->Metrics, &Base.Metrics, D.Name);
-        ExprResult Res = E.evaluate(P);
-        if (Res.holds())
-          R.GateHeld.push_back({R.Kernels.size(), unsigned(S)});
-        else if (Res.T == ExprResult::Truth::Unknown)
-          R.GateUnknown.push_back(kernelLabel(States[S], *Head) + ": '" +
-                                  G.Expr + "': " + Res.WhyUnknown);
-        G.Results[S] = std::move(Res);
-      }
-      D.Gates.push_back(std::move(G));
+/// Evaluates each gate on every matched later kernel of D, the report's
+/// kernel number Index; a gate that holds, or cannot be decided, is also
+/// recorded in R.
+void evaluateGates(KernelDiff &D, size_t Index,
+                   const std::vector<StateSummary> &States,
+                   ArrayRef<Expr> Gates, DiffReport &R) {
+  const KernelSummary &Base = *D.States[0].Summary;
+  for (const Expr &E : Gates) {
+    GateResult G;
+    G.Expr = E.str();
+    G.Results.resize(States.size());
+    for (size_t S = 1; S < States.size(); ++S) {
+      const KernelSummary *Head = D.States[S].Summary;
+      if (!Head)
+        continue;
+      KernelMetricProvider P(Head->Metrics, &Base.Metrics, D.Name);
+      ExprResult Res = E.evaluate(P);
+      if (Res.holds())
+        R.GateHeld.push_back({Index, unsigned(S)});
+      else if (Res.T == ExprResult::Truth::Unknown)
+        R.GateUnknown.push_back(kernelLabel(States[S], *Head) + ": '" + G.Expr +
+                                "': " + Res.WhyUnknown);
+      G.Results[S] = std::move(Res);
     }
+    D.Gates.push_back(std::move(G));
+  }
+}
 
-    D.Changed =
-        any_of(D.Families, [](const CountRow &C) { return C.changed(); }) ||
-        !D.Ttgir.empty() ||
-        any_of(D.Resources, [](const ResourceRow &C) { return C.changed(); });
+/// Base kernel B compared across the states.
+KernelDiff compareKernel(unsigned B, const std::vector<StateSummary> &States,
+                         ArrayRef<Matching> Ms, const FamilyTable &Families,
+                         unsigned TopOpcodes) {
+  const KernelSummary &Base = States[0].Kernels[B];
+  KernelDiff D;
+  D.Name = Base.K->Name;
+  D.Key = Base.Key;
+  D.States = statesOfBaseKernel(B, States, Ms);
+  compareCounts(D, Families, TopOpcodes);
+  std::vector<const TtgirSummary *> Ttgirs(States.size());
+  for (size_t S = 0; S < States.size(); ++S)
+    if (const KernelSummary *K = D.States[S].Summary; K && K->Ttgir)
+      Ttgirs[S] = &*K->Ttgir;
+  D.Ttgir = diffTtgir(Ttgirs);
+  compareResources(D);
+  D.Changed =
+      any_of(D.Families, [](const CountRow &C) { return C.changed(); }) ||
+      !D.Ttgir.empty() ||
+      any_of(D.Resources, [](const ResourceRow &C) { return C.changed(); });
+  return D;
+}
+
+} // namespace
+
+DiffReport buildDiffReport(const std::vector<StateSummary> &States,
+                           const FamilyTable &Families, ArrayRef<Expr> Gates,
+                           DiffOptions Opts) {
+  DiffReport R = reportHeader(States, Families, Gates);
+  std::vector<bool> PairUsed(Opts.Pairs.size());
+  std::vector<Matching> Ms = matchStates(States, Opts.Pairs, R, PairUsed);
+  for (unsigned B : baseOrder(States[0])) {
+    KernelDiff D = compareKernel(B, States, Ms, Families, Opts.TopOpcodes);
+    evaluateGates(D, R.Kernels.size(), States, Gates, R);
     R.Kernels.push_back(std::move(D));
   }
   for (size_t I = 0; I < Opts.Pairs.size(); ++I)

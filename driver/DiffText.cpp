@@ -159,14 +159,9 @@ void writeTtgir(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
     if (!C.Group.Layouts.empty())
       What += " " + C.Group.Layouts;
     std::vector<std::string> Counts;
-    for (size_t S = 0; S < N; ++S) {
-      std::optional<uint64_t> V, B;
-      if (C.Counts[S])
-        V = *C.Counts[S];
-      if (C.Counts[0])
-        B = *C.Counts[0];
-      Counts.push_back(R.States[S]->Label + " " + formatCell(V, B, S == 0));
-    }
+    for (size_t S = 0; S < N; ++S)
+      Counts.push_back(R.States[S]->Label + " " +
+                       formatCell(C.count(S), C.count(0), S == 0));
     OS << "      " << What << ": " << join(Counts, ", ") << "\n";
     for (size_t S = 0; S < N; ++S)
       for (const TtgirOpSite &Site : C.Sites[S]) {

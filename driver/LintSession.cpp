@@ -71,8 +71,8 @@ LintSession::create(const LintOptions &Opts) {
       S->Files[Path] = std::make_shared<ConfigFile>();
       return Error::success();
     }
-    bool Trusted = !Opts.ConfigFile.empty() &&
-                   Path == normalizedPath(Opts.ConfigFile);
+    bool Trusted =
+        !Opts.ConfigFile.empty() && Path == normalizedPath(Opts.ConfigFile);
     Expected<std::shared_ptr<const ConfigFile>> F =
         readConfigFile(Path, Trusted);
     if (!F)
@@ -254,6 +254,109 @@ std::vector<const RegisteredCheck *> LintSession::rules() const {
   return Out;
 }
 
+namespace {
+
+/// A kernel found in a path, with that path's config.
+struct FoundKernel {
+  Kernel K;
+  const EffectiveConfig *Cfg;
+};
+
+/// Reports what discovery said of a path; Prefix names the build ("" or
+/// "baseline: ").
+void reportDiscovery(const Discovery &D, StringRef Path, StringRef Prefix,
+                     StringRef NoKernels, RunReport &R) {
+  for (const DiscoveryProblem &Prob : D.Problems)
+    R.Notifications.push_back(
+        {Prob.Severity, (Prefix + Prob.where() + ": " + Prob.Message).str(), "",
+         "", Prob.Path, Prob.Line, Prob.Column});
+  if (D.Kernels.empty() && !hasErrors(D))
+    R.Notifications.push_back(
+        {Level::Error, (Prefix + Path + ": no kernels found" + NoKernels).str(),
+         "", "", Path.str()});
+}
+
+/// The kernels of the baseline build.
+std::vector<Kernel> discoverBaseline(StringRef BaselinePath,
+                                     const DiscoveryOptions &Discover,
+                                     RunReport &R) {
+  if (BaselinePath.empty())
+    return {};
+  Discovery D = discoverKernels({BaselinePath.str()}, Discover);
+  reportDiscovery(D, BaselinePath, "baseline: ", "", R);
+  return std::move(D.Kernels);
+}
+
+/// With a baseline: what the runs need to compare the builds.
+struct BaselinePlan {
+  /// The baseline kernels of this shard, each with the config of the kernel
+  /// it matches (else the primary config).
+  std::vector<KernelJob> Jobs;
+  /// This shard's kernels and their baseline kernels (or null).
+  std::vector<std::pair<const Kernel *, const Kernel *>> Pairs;
+};
+
+/// Matches the kernels of Jobs (as gestell diff does) with those of the
+/// baseline build, setting each job's Baseline. A match has its kernel's
+/// name and target, so its shard.
+BaselinePlan planBaseline(std::vector<KernelJob> &Jobs,
+                          std::vector<Kernel> &Baseline, const Shard &Part,
+                          const EffectiveConfig &Primary) {
+  BaselinePlan Plan;
+  std::vector<const Kernel *> Current;
+  for (const KernelJob &J : Jobs)
+    Current.push_back(J.K);
+  std::vector<const Kernel *> Match = matchBaselineKernels(Current, Baseline);
+  std::map<const Kernel *, const EffectiveConfig *> BaseConfig;
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    Jobs[I].Baseline = Match[I];
+    if (Match[I])
+      BaseConfig[Match[I]] = Jobs[I].Config;
+    if (Part.holds(*Jobs[I].K))
+      Plan.Pairs.push_back({Jobs[I].K, Match[I]});
+  }
+  for (Kernel &B : Baseline) {
+    if (!Part.holds(B))
+      continue;
+    auto It = BaseConfig.find(&B);
+    const EffectiveConfig *Cfg = It != BaseConfig.end() ? It->second : &Primary;
+    if (!Cfg->excluded(B.Name))
+      Plan.Jobs.push_back({&B, Cfg, nullptr});
+  }
+  return Plan;
+}
+
+/// The kernels of the paths, each with its path's config, in a
+/// deterministic order; a kernel reached through two paths (or, from
+/// traces, recorded in two) is there once.
+std::vector<FoundKernel> discoverPaths(const LintSession &S,
+                                       ArrayRef<std::string> Paths,
+                                       const DiscoveryOptions &Discover,
+                                       RunReport &R) {
+  std::vector<FoundKernel> All;
+  for (size_t I = 0; I < Paths.size(); ++I) {
+    const std::string &P = Paths[I];
+    Discovery D = discoverKernels({P}, Discover);
+    reportDiscovery(D, P, "",
+                    " (expected a Triton cache, a dump folder or compiled "
+                    "artifacts)",
+                    R);
+    for (Kernel &K : D.Kernels)
+      All.push_back({std::move(K), &S.configForPath(I)});
+  }
+  std::stable_sort(All.begin(), All.end(),
+                   [](const FoundKernel &A, const FoundKernel &B) {
+                     return kernelLess(A.K, B.K);
+                   });
+  std::set<std::string> Seen;
+  std::erase_if(All, [&](const FoundKernel &F) {
+    return !Seen.insert(kernelIdentity(F.K)).second;
+  });
+  return All;
+}
+
+} // namespace
+
 RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
                            const AnalysisOptions &Analysis,
                            const Shard &Part) const {
@@ -261,11 +364,6 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   R.Plugins = Plugins;
   R.Notifications = PackProblems;
 
-  struct Found {
-    Kernel K;
-    const EffectiveConfig *Cfg;
-  };
-  std::vector<Found> All;
   // Metadata is read in each kernel's task (runChecks), in parallel, unless
   // matching or --shard need it first (below). A trace's cubin may lie in
   // any folder of the run.
@@ -275,52 +373,11 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   Discover.AlsoScanned = Opts.Paths;
   if (!BaselinePath.empty())
     Discover.AlsoScanned.push_back(BaselinePath.str());
-  for (size_t I = 0; I < Opts.Paths.size(); ++I) {
-    const std::string &P = Opts.Paths[I];
-    Discovery D = discoverKernels({P}, Discover);
-    for (DiscoveryProblem &Prob : D.Problems)
-      R.Notifications.push_back({Prob.Severity,
-                                 Prob.where() + ": " + Prob.Message, "", "",
-                                 Prob.Path, Prob.Line, Prob.Column});
-    if (D.Kernels.empty() && !hasErrors(D))
-      R.Notifications.push_back(
-          {Level::Error,
-           P + ": no kernels found (expected a Triton cache, a "
-               "dump folder or compiled artifacts)",
-           "", "", P});
-    for (Kernel &K : D.Kernels)
-      All.push_back({std::move(K), &configForPath(I)});
-  }
-  // Deterministic order; a kernel reached through two paths (or, from
-  // traces, recorded in two) is checked once.
-  std::stable_sort(All.begin(), All.end(), [](const Found &A, const Found &B) {
-    return kernelLess(A.K, B.K);
-  });
-  {
-    std::set<std::string> Seen;
-    std::erase_if(All, [&](const Found &F) {
-      return !Seen.insert(kernelIdentity(F.K)).second;
-    });
-  }
-
-  std::vector<Kernel> Baseline;
-  if (!BaselinePath.empty()) {
-    Discovery D = discoverKernels({BaselinePath.str()}, Discover);
-    for (DiscoveryProblem &Prob : D.Problems)
-      R.Notifications.push_back(
-          {Prob.Severity, "baseline: " + Prob.where() + ": " + Prob.Message, "",
-           "", Prob.Path, Prob.Line, Prob.Column});
-    if (D.Kernels.empty() && !hasErrors(D))
-      R.Notifications.push_back(
-          {Level::Error,
-           "baseline: " + BaselinePath.str() + ": no kernels found", "", "",
-           BaselinePath.str()});
-    Baseline = std::move(D.Kernels);
-  }
-
+  std::vector<FoundKernel> All = discoverPaths(*this, Opts.Paths, Discover, R);
+  std::vector<Kernel> Baseline = discoverBaseline(BaselinePath, Discover, R);
   if (!Baseline.empty() || !Part.all()) {
     std::vector<Kernel *> Read;
-    for (Found &F : All)
+    for (FoundKernel &F : All)
       Read.push_back(&F.K);
     for (Kernel &B : Baseline)
       Read.push_back(&B);
@@ -328,53 +385,26 @@ RunReport LintSession::run(StringRef BaselinePath, unsigned Threads,
   }
 
   std::vector<KernelJob> Jobs;
-  for (Found &F : All)
+  for (FoundKernel &F : All)
     if (!F.Cfg->excluded(F.K.Name))
       Jobs.push_back({&F.K, F.Cfg, nullptr, Opts.ListSources});
-  // With a baseline: match kernels (as gestell diff does) among all of
-  // them, and run the same checks on the baseline build, each baseline
-  // kernel with the config of the kernel it matches (else the primary
-  // config). A match has its kernel's name and target, so its shard.
-  std::vector<KernelJob> BaseJobs;
-  std::vector<std::pair<const Kernel *, const Kernel *>> Pairs;
-  if (!Baseline.empty()) {
-    std::vector<const Kernel *> Current;
-    for (const KernelJob &J : Jobs)
-      Current.push_back(J.K);
-    std::vector<const Kernel *> Match = matchBaselineKernels(Current, Baseline);
-    std::map<const Kernel *, const EffectiveConfig *> BaseConfig;
-    for (size_t I = 0; I < Jobs.size(); ++I) {
-      Jobs[I].Baseline = Match[I];
-      if (Match[I])
-        BaseConfig[Match[I]] = Jobs[I].Config;
-      if (Part.holds(*Jobs[I].K))
-        Pairs.push_back({Jobs[I].K, Match[I]});
-    }
-    for (Kernel &B : Baseline) {
-      if (!Part.holds(B))
-        continue;
-      auto It = BaseConfig.find(&B);
-      const EffectiveConfig *Cfg =
-          It != BaseConfig.end() ? It->second : &primaryConfig();
-      if (!Cfg->excluded(B.Name))
-        BaseJobs.push_back({&B, Cfg, nullptr});
-    }
-  }
+  // With a baseline: the same checks run on the baseline build.
+  BaselinePlan Plan;
+  if (!Baseline.empty())
+    Plan = planBaseline(Jobs, Baseline, Part, primaryConfig());
   // --shard: this part's kernels.
-  std::erase_if(Jobs,
-                [&](const KernelJob &J) { return !Part.holds(*J.K); });
+  std::erase_if(Jobs, [&](const KernelJob &J) { return !Part.holds(*J.K); });
 
   R.Rules = rules();
-
   runChecks(Jobs, Threads, Analysis, R);
   if (!BaselinePath.empty()) {
     RunReport Base;
-    runChecks(BaseJobs, Threads, Analysis, Base);
+    runChecks(Plan.Jobs, Threads, Analysis, Base);
     for (Notification &N : Base.Notifications) {
       N.Message = "baseline: " + N.Message;
       R.Notifications.push_back(std::move(N));
     }
-    markBaselineStates(R, std::move(Base), Pairs);
+    markBaselineStates(R, std::move(Base), Plan.Pairs);
   }
   return R;
 }

@@ -32,7 +32,6 @@ namespace {
 constexpr size_t MaxResultsPerRun = 25000;
 constexpr size_t MaxRelatedPerResult = 1000;
 
-
 /// SARIF's convention: plain-text messages end with a period.
 std::string sentence(StringRef S) {
   std::string Out = S.rtrim().str();
@@ -137,14 +136,10 @@ json::Object rule(const RegisteredCheck &C, const ReportOptions &Opt) {
 
 namespace {
 
-json::Object resultObject(const Result &Res, StringRef Fingerprint,
-                          const StringMap<unsigned> &RuleIndex,
-                          const ReportOptions &Opt) {
-  const Diagnostic &D = Res.Diag;
-
-  // The message carries the notes and the hint: code scanning shows the
-  // message, not properties. Its first line is a short title: long layouts
-  // cut to their names there, in full on the next line.
+/// The message: code scanning shows it, not properties, so it carries the
+/// notes and the hint. Its first line is a short title: long layouts cut
+/// to their names there, in full on the next line.
+std::string resultMessage(const Diagnostic &D) {
   std::string Title = shortenLayouts(D.Message);
   std::string Msg = sentence(Title);
   if (Title != D.Message)
@@ -154,19 +149,25 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
       Msg += "\n" + sentence(N.Message);
   if (D.Hint)
     Msg += "\nFix hint (" + D.Hint->Where + "): " + sentence(D.Hint->Message);
+  return Msg;
+}
 
-  // Candidate locations in order of preference: the Python line when it is
-  // in the checkout (mapped to a relative path by --path-map, or a file
-  // that exists), then the artifact line the check read, then the rest.
-  // The primary is the first with a line in a text file: code scanning
-  // shows nothing useful at a binary .cubin, and drops a result whose
-  // primary location is outside the repository.
-  struct Candidate {
-    DiagLoc L;
-    std::string Message;
-  };
+/// A location of a result and what the result says of it.
+struct Candidate {
+  DiagLoc L;
+  std::string Message;
+};
+
+/// A result's locations in order of preference: the Python line when it is
+/// in the checkout (mapped to a relative path by --path-map, or a file that
+/// exists), then the artifact line the check read, then the rest. With
+/// the index of the primary: the first with a line in a text file (code
+/// scanning shows nothing useful at a binary .cubin, and drops a result
+/// whose primary location is outside the repository).
+std::pair<std::vector<Candidate>, size_t>
+candidateLocations(const Diagnostic &D, const PathMap &Paths) {
   auto InCheckout = [&](const DiagLoc &L) {
-    std::string P = Opt.Paths.map(L.File);
+    std::string P = Paths.map(L.File);
     return !sys::path::is_absolute(P, sys::path::Style::posix) ||
            sys::fs::exists(P);
   };
@@ -174,11 +175,11 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
   bool SourceFirst = D.SourceLoc && InCheckout(*D.SourceLoc);
   if (SourceFirst)
     All.push_back({*D.SourceLoc, "the Python source line"});
-  All.push_back({D.Primary, D.Primary.Message.empty() && D.Primary.ArtifactStage
-                                ? "the " +
-                                      stageName(*D.Primary.ArtifactStage).upper() +
-                                      " line the check read"
-                                : D.Primary.Message});
+  All.push_back(
+      {D.Primary, D.Primary.Message.empty() && D.Primary.ArtifactStage
+                      ? "the " + stageName(*D.Primary.ArtifactStage).upper() +
+                            " line the check read"
+                      : D.Primary.Message});
   if (D.SourceLoc && !SourceFirst)
     All.push_back({*D.SourceLoc, "the Python source line (outside this "
                                  "checkout: --path-map maps it in)"});
@@ -197,10 +198,23 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
         PrimaryAt = I;
         break;
       }
+  return {std::move(All), PrimaryAt};
+}
 
-  // Code scanning shows only the locations the message links to
-  // ([text](id)), so the message ends with a link to each.
-  json::Array Locations{location(All[PrimaryAt].L, Opt.Paths)};
+/// How the message links to a related location: "SASS line 12".
+std::string linkLabel(const DiagLoc &L) {
+  if (L.ArtifactStage == Stage::Cubin)
+    return "the cubin";
+  return (L.ArtifactStage ? stageName(*L.ArtifactStage).upper()
+                          : std::string("Python")) +
+         (L.Line ? " line " + std::to_string(L.Line) : std::string());
+}
+
+/// Every location but the primary, at most MaxRelatedPerResult of them.
+/// Code scanning shows only the locations the message links to
+/// ([text](id)), so the message ends with a link to each.
+json::Array relatedLocations(ArrayRef<Candidate> All, size_t PrimaryAt,
+                             const PathMap &Paths, std::string &Msg) {
   json::Array Related;
   std::string Links;
   size_t LeftOut = 0;
@@ -212,19 +226,13 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
       continue;
     }
     const DiagLoc &L = All[I].L;
-    json::Object O = location(L, Opt.Paths);
+    json::Object O = location(L, Paths);
     unsigned Id = Related.size();
     O["id"] = Id;
     O["message"] = text(All[I].Message + inTraceEvent(L));
     Related.push_back(std::move(O));
-    std::string Label =
-        L.ArtifactStage == Stage::Cubin
-            ? std::string("the cubin")
-            : (L.ArtifactStage ? stageName(*L.ArtifactStage).upper()
-                               : std::string("Python")) +
-                  (L.Line ? " line " + std::to_string(L.Line) : std::string());
-    Links += (Links.empty() ? "" : ", ") + ("[" + Label + "](" +
-                                            std::to_string(Id) + ")");
+    Links += (Links.empty() ? "" : ", ") +
+             ("[" + linkLabel(L) + "](" + std::to_string(Id) + ")");
   }
   if (!Links.empty())
     Msg += "\nSee " + Links + ".";
@@ -232,7 +240,11 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
     Msg += "\n" + std::to_string(LeftOut) +
            " more related locations are left out (GitHub code scanning takes "
            "1,000 per result); the JSON report has them all.";
+  return Related;
+}
 
+json::Object resultProperties(const Result &Res) {
+  const Diagnostic &D = Res.Diag;
   json::Object Props{{"kernel", D.Kernel}, {"target", D.Target}};
   if (D.Primary.ArtifactStage)
     Props["stage"] = stageName(*D.Primary.ArtifactStage);
@@ -240,17 +252,27 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
     Props["stageHint"] = D.Hint->Where;
   if (Res.Promoted)
     Props["warningsAsErrors"] = true;
+  return Props;
+}
 
-  auto RI = RuleIndex.find(D.CheckId);
+json::Object resultObject(const Result &Res, StringRef Fingerprint,
+                          const StringMap<unsigned> &RuleIndex,
+                          const ReportOptions &Opt) {
+  const Diagnostic &D = Res.Diag;
+  std::string Msg = resultMessage(D);
+  auto [All, PrimaryAt] = candidateLocations(D, Opt.Paths);
+  json::Array Locations{location(All[PrimaryAt].L, Opt.Paths)};
+  json::Array Related = relatedLocations(All, PrimaryAt, Opt.Paths, Msg);
+
   json::Object O{
       {"ruleId", D.CheckId},
       {"level", sarifLevel(D.Severity)},
       {"message", json::Object{{"text", Msg}}},
       {"locations", std::move(Locations)},
       {"partialFingerprints", json::Object{{"gestell/v1", Fingerprint}}},
-      {"properties", std::move(Props)},
+      {"properties", resultProperties(Res)},
   };
-  if (RI != RuleIndex.end())
+  if (auto RI = RuleIndex.find(D.CheckId); RI != RuleIndex.end())
     O["ruleIndex"] = RI->second;
   if (!Related.empty())
     O["relatedLocations"] = std::move(Related);
@@ -345,7 +367,8 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
     J.objectBegin();
     // One category per tool (GitHub code scanning: one run per tool and
     // category in an upload; upload-sarif's `category` overrides it).
-    J.attributeObject("automationDetails", [&] { J.attribute("id", "gestell/"); });
+    J.attributeObject("automationDetails",
+                      [&] { J.attribute("id", "gestell/"); });
     J.attributeArray("invocations", [&] {
       J.objectBegin();
       J.attribute("executionSuccessful", R.executionSuccessful());

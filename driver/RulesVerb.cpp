@@ -24,6 +24,7 @@
 // file is bad, or the tool could not read a fixture.
 //
 //===----------------------------------------------------------------------===//
+#include "CommonOptions.h"
 #include "LintSession.h"
 #include "Verb.h"
 
@@ -42,28 +43,27 @@
 using namespace llvm;
 
 namespace gestell::driver {
+
+cl::SubCommand &rulesCommand() {
+  static cl::SubCommand Cmd("rules",
+                            "Rule packs: `gestell rules test DIR...` runs "
+                            "each rule on fixtures with expected findings");
+  return Cmd;
+}
+
 namespace {
 
-cl::SubCommand RulesCmd("rules",
-                        "Rule packs: `gestell rules test DIR...` runs each "
-                        "rule on fixtures with expected findings");
-
+// The options only rules reads; -j and --keep-going are in
+// CommonOptions.cpp.
 cl::list<std::string> Args(cl::Positional, cl::desc("test DIR..."),
-                           cl::sub(RulesCmd), cl::cat(gestellCategory()));
+                           cl::sub(rulesCommand()), cl::cat(inputCategory()));
 cl::list<std::string>
     PackOpt("pack",
             cl::desc("Test the rules of this pack (file or folder); "
                      "repeatable. Default: the shipped packs and the "
                      "config's rule-packs"),
-            cl::value_desc("FILE"), cl::sub(RulesCmd),
-            cl::cat(gestellCategory()));
-cl::opt<bool> KeepGoingOpt("keep-going",
-                           cl::desc("Test the rules that loaded when some "
-                                    "do not (exit 2 all the same)"),
-                           cl::sub(RulesCmd), cl::cat(gestellCategory()));
-cl::opt<unsigned> JobsOpt("j", cl::desc("Kernels checked in parallel"),
-                          cl::value_desc("N"), cl::init(0), cl::Prefix,
-                          cl::sub(RulesCmd), cl::cat(gestellCategory()));
+            cl::value_desc("FILE"), cl::sub(rulesCommand()),
+            cl::cat(checksCategory()));
 
 constexpr StringRef ExpectSuffix = ".rules.expect";
 
@@ -202,49 +202,66 @@ std::string relativeTo(StringRef Path, StringRef Dir) {
   return Path.str();
 }
 
-int runRulesTest(ArrayRef<std::string> Dirs) {
-  std::vector<std::string> Errors;
+/// The fixtures under Dirs, their expectations read (problems to Errors);
+/// an error when a DIR does not exist or holds no fixture.
+Expected<std::vector<Fixture>> findFixtures(ArrayRef<std::string> Dirs,
+                                            std::vector<std::string> &Errors) {
   std::vector<Fixture> Fixtures;
   for (const std::string &D : Dirs) {
     if (!sys::fs::exists(D))
-      return fail(D + ": no such file or folder");
+      return createStringError(inconvertibleErrorCode(),
+                               D + ": no such file or folder");
     std::vector<std::string> Files;
     findExpectFiles(D, Files);
     if (Files.empty())
-      return fail(D + ": no fixtures found (a fixture is a folder of kernel "
-                      "artifacts with NAME.rules.expect beside it)");
+      return createStringError(inconvertibleErrorCode(),
+                               D + ": no fixtures found (a fixture is a "
+                                   "folder of kernel artifacts with "
+                                   "NAME.rules.expect beside it)");
     for (const std::string &F : Files)
       Fixtures.push_back(readExpect(F, F, Errors));
   }
-  std::set<std::string> FixtureDirs;
-  for (const Fixture &F : Fixtures)
-    FixtureDirs.insert(F.Dir);
+  return Fixtures;
+}
 
-  // The rules under test, loaded once to report pack problems once.
-  LintOptions Base;
-  Base.RulePacks.assign(PackOpt.begin(), PackOpt.end());
-  Base.ShippedRulePacks = Base.ConfigRulePacks = PackOpt.empty();
-  Base.KeepGoing = KeepGoingOpt;
-  cantFail(
-      appendGlobs(Base.CommandLine.Checks, "-*,rules-*", "gestell rules test"));
-  Base.Paths = {Fixtures.empty() ? Dirs[0] : Fixtures[0].Dir};
-  Expected<std::unique_ptr<LintSession>> Probe = LintSession::create(Base);
+/// The rules under test, loaded once to report pack problems once.
+struct RulesUnderTest {
+  LintOptions Base; ///< the options of every fixture's session, but Paths
+  std::vector<std::string> Ids;
+  std::set<std::string> PackProblems; ///< messages, reported already
+};
+
+Expected<RulesUnderTest> loadRules(ArrayRef<std::string> Dirs,
+                                   ArrayRef<Fixture> Fixtures) {
+  RulesUnderTest T;
+  T.Base.RulePacks.assign(PackOpt.begin(), PackOpt.end());
+  T.Base.ShippedRulePacks = T.Base.ConfigRulePacks = PackOpt.empty();
+  T.Base.KeepGoing = opts::KeepGoing;
+  cantFail(appendGlobs(T.Base.CommandLine.Checks, "-*,rules-*",
+                       "gestell rules test"));
+  T.Base.Paths = {Fixtures.empty() ? Dirs[0] : Fixtures[0].Dir};
+  Expected<std::unique_ptr<LintSession>> Probe = LintSession::create(T.Base);
   if (!Probe)
-    return fail(toString(Probe.takeError()));
-  std::vector<std::string> RuleIds;
+    return Probe.takeError();
   for (const RegisteredCheck &C : (*Probe)->registry().checks())
     if (C.Module == "rules")
-      RuleIds.push_back(C.Info.Id);
-  if (RuleIds.empty())
-    return fail("no rules to test (give --pack=FILE, or name packs in "
-                ".gestell.toml: rule-packs = [...])");
-  std::vector<StringRef> RuleRefs(RuleIds.begin(), RuleIds.end());
-  std::set<std::string> PackProblems;
+      T.Ids.push_back(C.Info.Id);
+  if (T.Ids.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "no rules to test (give --pack=FILE, or name "
+                             "packs in .gestell.toml: rule-packs = [...])");
   for (const Notification &N : (*Probe)->packProblems()) {
     errs() << "gestell: error: " << N.Message << "\n";
-    PackProblems.insert(N.Message);
+    T.PackProblems.insert(N.Message);
   }
-  for (Fixture &F : Fixtures) {
+  return T;
+}
+
+/// An error for every expectation that names a rule not under test.
+void checkRuleNames(ArrayRef<Fixture> Fixtures, ArrayRef<std::string> RuleIds,
+                    std::vector<std::string> &Errors) {
+  std::vector<StringRef> RuleRefs(RuleIds.begin(), RuleIds.end());
+  for (const Fixture &F : Fixtures) {
     auto Check = [&](StringRef Rule, unsigned Line) {
       if (!is_contained(RuleIds, Rule))
         Errors.push_back((F.Shown + ExpectSuffix + ":" + Twine(Line) +
@@ -259,6 +276,103 @@ int runRulesTest(ArrayRef<std::string> Dirs) {
     for (const auto &[Rule, Line] : F.QuietRules)
       Check(Rule, Line);
   }
+}
+
+/// The results of R in fixture F itself (not in a fixture nested in it).
+std::vector<const Result *> findingsOf(const RunReport &R, const Fixture &F,
+                                       const std::set<std::string> &AllDirs) {
+  std::vector<const Result *> Found;
+  for (const Result &Res : R.Results) {
+    std::string Owner = sys::path::parent_path(Res.Diag.Primary.File).str();
+    while (!Owner.empty() && !AllDirs.count(Owner))
+      Owner = sys::path::parent_path(Owner).str();
+    if (Owner == F.Dir)
+      Found.push_back(&Res);
+  }
+  return Found;
+}
+
+/// What differs between F's expectations and its findings: each
+/// expectation not reported, each finding not expected.
+std::vector<std::string> compareFindings(const Fixture &F,
+                                         ArrayRef<const Result *> Found) {
+  std::vector<std::string> Problems;
+  std::vector<bool> Matched(Found.size(), false);
+  for (const Expectation &E : F.Expected) {
+    bool Hit = false;
+    for (size_t I = 0; I < Found.size() && !Hit; ++I) {
+      const Diagnostic &D = Found[I]->Diag;
+      Hit = !Matched[I] && D.CheckId == E.Rule &&
+            relativeTo(D.Primary.File, F.Dir) == E.File &&
+            D.Primary.Line == E.Line;
+      Matched[I] = Matched[I] || Hit;
+    }
+    if (!Hit)
+      Problems.push_back(F.ExpectName + ":" + std::to_string(E.At) +
+                         ": expected " + E.Rule + " at " + E.File +
+                         (E.Line ? ":" + std::to_string(E.Line) : "") +
+                         ", not reported");
+  }
+  for (size_t I = 0; I < Found.size(); ++I) {
+    if (Matched[I])
+      continue;
+    const Diagnostic &D = Found[I]->Diag;
+    std::string Where = relativeTo(D.Primary.File, F.Dir);
+    if (D.Primary.Line)
+      Where += ":" + std::to_string(D.Primary.Line);
+    Problems.push_back("unexpected: " + D.CheckId + " " + Where + ": " +
+                       D.Message);
+  }
+  return Problems;
+}
+
+/// Runs the rules on fixture F and prints PASS or FAIL with the problems;
+/// Fired collects the rules that reported. False when F failed.
+Expected<bool> testFixture(const Fixture &F, const RulesUnderTest &Rules,
+                           const std::set<std::string> &AllDirs,
+                           std::set<std::string> &Fired) {
+  LintOptions Opts = Rules.Base;
+  Opts.Paths = {F.Dir};
+  Opts.KeepGoing = true; // problems were reported by the probe
+  Expected<std::unique_ptr<LintSession>> S = LintSession::create(Opts);
+  if (!S)
+    return S.takeError();
+  RunReport R = (*S)->run(F.Baseline, opts::Jobs);
+  std::vector<std::string> Problems;
+  for (const Notification &N : R.Notifications)
+    if (N.Severity == Level::Error && !Rules.PackProblems.count(N.Message))
+      Problems.push_back("tool: " + N.Message);
+  if (R.KernelsChecked == 0)
+    Problems.push_back("no kernels found in the fixture");
+
+  std::vector<const Result *> Found = findingsOf(R, F, AllDirs);
+  for (const Result *Res : Found)
+    Fired.insert(Res->Diag.CheckId);
+  for (std::string &P : compareFindings(F, Found))
+    Problems.push_back(std::move(P));
+  if (Problems.empty()) {
+    outs() << "PASS " << F.Shown << " (" << Found.size() << " finding"
+           << (Found.size() == 1 ? "" : "s") << ")\n";
+    return true;
+  }
+  outs() << "FAIL " << F.Shown << "\n";
+  for (const std::string &P : Problems)
+    outs() << "  " << P << "\n";
+  return false;
+}
+
+int runRulesTest(ArrayRef<std::string> Dirs) {
+  std::vector<std::string> Errors;
+  Expected<std::vector<Fixture>> Fixtures = findFixtures(Dirs, Errors);
+  if (!Fixtures)
+    return fail(toString(Fixtures.takeError()));
+  std::set<std::string> FixtureDirs;
+  for (const Fixture &F : *Fixtures)
+    FixtureDirs.insert(F.Dir);
+  Expected<RulesUnderTest> Rules = loadRules(Dirs, *Fixtures);
+  if (!Rules)
+    return fail(toString(Rules.takeError()));
+  checkRuleNames(*Fixtures, Rules->Ids, Errors);
   if (!Errors.empty()) {
     for (const std::string &E : Errors)
       errs() << E << "\n";
@@ -267,78 +381,21 @@ int runRulesTest(ArrayRef<std::string> Dirs) {
 
   unsigned Failed = 0;
   std::set<std::string> Fired;
-  for (const Fixture &F : Fixtures) {
-    LintOptions Opts = Base;
-    Opts.Paths = {F.Dir};
-    Opts.KeepGoing = true; // problems were reported by the probe
-    Expected<std::unique_ptr<LintSession>> S = LintSession::create(Opts);
-    if (!S)
-      return fail(toString(S.takeError()));
-    RunReport R = (*S)->run(F.Baseline, JobsOpt);
-    std::vector<std::string> Problems;
-    for (const Notification &N : R.Notifications)
-      if (N.Severity == Level::Error && !PackProblems.count(N.Message))
-        Problems.push_back("tool: " + N.Message);
-    if (R.KernelsChecked == 0)
-      Problems.push_back("no kernels found in the fixture");
-
-    // Findings of this fixture (not of a nested fixture).
-    std::vector<const Result *> Found;
-    for (const Result &Res : R.Results) {
-      std::string Owner = sys::path::parent_path(Res.Diag.Primary.File).str();
-      while (!Owner.empty() && !FixtureDirs.count(Owner))
-        Owner = sys::path::parent_path(Owner).str();
-      if (Owner == F.Dir)
-        Found.push_back(&Res);
-    }
-    std::vector<bool> Matched(Found.size(), false);
-    for (const Expectation &E : F.Expected) {
-      bool Hit = false;
-      for (size_t I = 0; I < Found.size(); ++I) {
-        const Diagnostic &D = Found[I]->Diag;
-        if (Matched[I] || D.CheckId != E.Rule ||
-            relativeTo(D.Primary.File, F.Dir) != E.File ||
-            D.Primary.Line != E.Line)
-          continue;
-        Matched[I] = Hit = true;
-        break;
-      }
-      if (!Hit)
-        Problems.push_back(F.ExpectName + ":" + std::to_string(E.At) +
-                           ": expected " + E.Rule + " at " + E.File +
-                           (E.Line ? ":" + std::to_string(E.Line) : "") +
-                           ", not reported");
-    }
-    for (size_t I = 0; I < Found.size(); ++I) {
-      const Diagnostic &D = Found[I]->Diag;
-      Fired.insert(D.CheckId);
-      if (Matched[I])
-        continue;
-      std::string Where = relativeTo(D.Primary.File, F.Dir);
-      if (D.Primary.Line)
-        Where += ":" + std::to_string(D.Primary.Line);
-      Problems.push_back("unexpected: " + D.CheckId + " " + Where + ": " +
-                         D.Message);
-    }
-    if (Problems.empty()) {
-      outs() << "PASS " << F.Shown << " (" << Found.size() << " finding"
-             << (Found.size() == 1 ? "" : "s") << ")\n";
-      continue;
-    }
-    ++Failed;
-    outs() << "FAIL " << F.Shown << "\n";
-    for (const std::string &P : Problems)
-      outs() << "  " << P << "\n";
+  for (const Fixture &F : *Fixtures) {
+    Expected<bool> Passed = testFixture(F, *Rules, FixtureDirs, Fired);
+    if (!Passed)
+      return fail(toString(Passed.takeError()));
+    Failed += !*Passed;
   }
-  for (const std::string &Id : RuleIds)
+  for (const std::string &Id : Rules->Ids)
     if (!Fired.count(Id))
       errs() << "gestell: warning: rule '" << Id
              << "' reported nothing on any fixture: give it a fixture "
                 "where it fires\n";
-  outs() << "gestell rules test: " << Fixtures.size() << " fixture"
-         << (Fixtures.size() == 1 ? "" : "s") << ", "
-         << Fixtures.size() - Failed << " passed, " << Failed << " failed\n";
-  if (!PackProblems.empty())
+  outs() << "gestell rules test: " << Fixtures->size() << " fixture"
+         << (Fixtures->size() == 1 ? "" : "s") << ", "
+         << Fixtures->size() - Failed << " passed, " << Failed << " failed\n";
+  if (!Rules->PackProblems.empty())
     return ExitFailure;
   return Failed ? ExitFindings : ExitOk;
 }
@@ -353,7 +410,7 @@ int runRulesVerb() {
   return runRulesTest(Dirs);
 }
 
-VerbRegistration Registration(RulesCmd, runRulesVerb);
+VerbRegistration Registration(rulesCommand(), runRulesVerb);
 
 } // namespace
 } // namespace gestell::driver

@@ -14,9 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Stats.h"
+#include "CommonOptions.h"
 #include "Config.h"
-#include "OccupancyReport.h"
-#include "ReadScope.h"
 #include "Report.h"
 #include "Verb.h"
 
@@ -35,54 +34,21 @@
 using namespace llvm;
 
 namespace gestell::driver {
+
+cl::SubCommand &statsCommand() {
+  static cl::SubCommand Cmd("stats",
+                            "Instruction counts by family and opcode per "
+                            "kernel and stage (PTX, SASS), with cubin "
+                            "resources");
+  return Cmd;
+}
+
 namespace {
 
-cl::SubCommand StatsCmd("stats",
-                        "Instruction counts by family and opcode per kernel "
-                        "and stage (PTX, SASS), with cubin resources");
-
-#define GESTELL_STATS_OPTION cl::sub(StatsCmd), cl::cat(gestellCategory())
-
+// The options only stats reads; those it shares with other verbs are in
+// CommonOptions.cpp.
 cl::list<std::string> Paths(cl::Positional, cl::OneOrMore, cl::desc("PATH..."),
-                            GESTELL_STATS_OPTION);
-enum class Format { Text, Json };
-cl::opt<Format>
-    FormatOpt("format", cl::desc("Output format"), cl::init(Format::Text),
-              cl::values(clEnumValN(Format::Text, "text", "tables for people"),
-                         clEnumValN(Format::Json, "json",
-                                    "one JSON object (docs/stats-json.md)")),
-              GESTELL_STATS_OPTION);
-cl::opt<std::string> OutputOpt("o",
-                               cl::desc("Write to FILE (replaced atomically) "
-                                        "instead of stdout"),
-                               cl::value_desc("FILE"), GESTELL_STATS_OPTION);
-cl::opt<std::string> NvdisasmOpt(
-    "nvdisasm",
-    cl::desc("nvdisasm to make SASS for kernels that have only a cubin "
-             "(default: PATH, then an installed triton package)"),
-    cl::value_desc("PATH"), GESTELL_STATS_OPTION);
-cl::list<std::string> TraceCacheOpt(
-    "trace-cache",
-    cl::desc("A Triton cache that TritonParse traces' cubins may be read "
-             "from, besides the scanned folders (docs/traces.md); "
-             "repeatable"),
-    cl::value_desc("DIR"), GESTELL_STATS_OPTION);
-cl::opt<std::string> ConfigOpt(
-    "config",
-    cl::desc("Use this config file's [[family]] table instead of the "
-             "nearest .gestell.toml's"),
-    cl::value_desc("FILE"), GESTELL_STATS_OPTION);
-cl::opt<std::string> DeviceOpt(
-    "device",
-    cl::desc("Judge occupancy for this GPU (A100, A10G, L4, H100, H200, "
-             "B200, RTX 4090, RTX 5090, ...; docs/occupancy.md) instead of "
-             "the capability each cubin was built for"),
-    cl::value_desc("NAME"), GESTELL_STATS_OPTION);
-cl::opt<unsigned> JobsOpt("j",
-                          cl::desc("Kernels read in parallel (0 = one per "
-                                   "core); output is the same for any N"),
-                          cl::value_desc("N"), cl::init(0), cl::Prefix,
-                          GESTELL_STATS_OPTION);
+                            cl::sub(statsCommand()), cl::cat(inputCategory()));
 enum class Want { Ptx, Sass, Ttgir };
 cl::bits<Want> StagesOpt(
     "stages",
@@ -93,16 +59,24 @@ cl::bits<Want> StagesOpt(
                clEnumValN(Want::Sass, "sass", "SASS instruction counts"),
                clEnumValN(Want::Ttgir, "ttgir",
                           "TTGIR layout conversions and loops")),
-    GESTELL_STATS_OPTION);
+    cl::sub(statsCommand()), cl::cat(inputCategory()));
 
 /// Whether a stage was asked for (all of them when --stages is not given).
 bool wanted(Want W) { return StagesOpt.getBits() == 0 || StagesOpt.isSet(W); }
 
+enum class Format { Text, Json };
+cl::opt<Format>
+    FormatOpt("format", cl::desc("Output format"), cl::init(Format::Text),
+              cl::values(clEnumValN(Format::Text, "text", "tables for people"),
+                         clEnumValN(Format::Json, "json",
+                                    "one JSON object (docs/stats-json.md)")),
+              cl::sub(statsCommand()), cl::cat(outputCategory()));
 cl::opt<unsigned> OpcodesOpt("opcodes",
                              cl::desc("Text format: opcodes listed per stage, "
                                       "most frequent first (0 = all)"),
                              cl::value_desc("N"), cl::init(10),
-                             GESTELL_STATS_OPTION);
+                             cl::sub(statsCommand()),
+                             cl::cat(outputCategory()));
 
 /// Reads what stats needs of one kernel, then lets the parses go.
 KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
@@ -123,100 +97,100 @@ KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
   return S;
 }
 
+constexpr StringRef Me = "gestell stats: ";
+
+int fail(Error E) {
+  errs() << Me << toString(std::move(E)) << "\n";
+  return ExitFailure;
+}
+
+/// Writes the stats of D's kernels to OS as they complete; true when a
+/// kernel could not be read whole.
+bool writeStats(raw_ostream &OS, Discovery &D, const AnalysisOptions &Opts) {
+  bool Failed = false;
+  const FamilyTable &Families = FamilyTable::active();
+  std::unique_ptr<StatsWriter> W =
+      FormatOpt == Format::Json
+          ? makeJsonStatsWriter(OS)
+          : makeTextStatsWriter(OS, StatsOutputOptions{OpcodesOpt});
+  W->begin(Families);
+
+  // One task per kernel; results are written in order as they complete.
+  // Kernels of TritonParse traces go a window at a time, the window's
+  // events held in memory (gestell/Trace.h); without traces, one window.
+  const size_t N = D.Kernels.size();
+  std::vector<std::optional<KernelStats>> Results(N);
+  std::vector<const Kernel *> Kernels;
+  for (const Kernel &K : D.Kernels)
+    Kernels.push_back(&K);
+  DefaultThreadPool Pool(hardware_concurrency(opts::Jobs));
+  // Why kernels have no SASS -> which kernels, said once at the end.
+  std::map<std::string, std::vector<std::string>> NoSass;
+  forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
+    std::vector<std::shared_future<void>> Done;
+    Done.reserve(End - Begin);
+    for (size_t I = Begin; I < End; ++I)
+      Done.push_back(Pool.async([&, I] {
+        loadKernelMetadata(D.Kernels[I]);
+        Results[I] = collect(D.Kernels[I], Opts, Families);
+      }));
+    for (size_t I = Begin; I < End; ++I) {
+      Done[I - Begin].wait();
+      KernelStats &S = *Results[I];
+      W->add(S);
+      for (const std::string &P : S.Problems)
+        errs() << Me << P << "\n";
+      Failed |= !S.Problems.empty();
+      for (const auto &[Stage, Why] : S.Missing)
+        if (Stage == "sass")
+          NoSass[Why].push_back(kernelLabel(*S.K));
+      Results[I].reset();
+    }
+  });
+  Pool.wait();
+  W->end(D.Problems);
+
+  for (const auto &[Why, Kernels] : NoSass)
+    errs() << Me << "note: " << Kernels.size() << " of " << N
+           << " kernels have no SASS: " << Why << kernelList(Kernels) << "\n";
+  return Failed;
+}
+
 int runStats() {
   // Instruction families: the built-in table, with the [[family]] entries
   // of --config or else the nearest .gestell.toml in front.
   std::vector<std::string> PathList(Paths.begin(), Paths.end());
-  if (Error E = useConfigFamilies(ConfigOpt, PathList)) {
-    errs() << "gestell stats: " << toString(std::move(E)) << "\n";
-    return ExitFailure;
-  }
-  // Each kernel's metadata is read in its own task, below.
+  if (Error E = useConfigFamilies(opts::ConfigFile, PathList))
+    return fail(std::move(E));
+  // Each kernel's metadata is read in its own task (writeStats).
   DiscoveryOptions Discover;
   Discover.DeferMetadata = true;
-  Discover.TraceCaches.assign(TraceCacheOpt.begin(), TraceCacheOpt.end());
-  if (Error E = checkTraceCaches(Discover.TraceCaches)) {
-    errs() << "gestell stats: " << toString(std::move(E)) << "\n";
-    return ExitFailure;
-  }
+  Expected<std::vector<std::string>> Caches = traceCachesFromOptions();
+  if (!Caches)
+    return fail(Caches.takeError());
+  Discover.TraceCaches = std::move(*Caches);
   Discovery D = discoverKernels(Paths, Discover);
   for (const DiscoveryProblem &P : D.Problems)
-    errs() << "gestell stats: " << levelPrefix(P.Severity) << P.where() << ": "
-           << P.Message << "\n";
+    errs() << Me << levelPrefix(P.Severity) << P.where() << ": " << P.Message
+           << "\n";
   if (D.Kernels.empty()) {
-    errs() << "gestell stats: no kernels found\n";
+    errs() << Me << "no kernels found\n";
     return ExitFailure;
   }
-
-  Expected<AnalysisOptions> Analysis = analysisOptions(NvdisasmOpt);
-  if (!Analysis) {
-    errs() << "gestell stats: " << toString(Analysis.takeError()) << "\n";
-    return ExitFailure;
-  }
-  Expected<const DevicePart *> Device = parseDeviceOption(DeviceOpt);
-  if (!Device) {
-    errs() << "gestell stats: " << toString(Device.takeError()) << "\n";
-    return ExitFailure;
-  }
-  Analysis->Device = *Device;
-  const AnalysisOptions &Opts = *Analysis;
+  Expected<AnalysisOptions> Analysis = analysisFromOptions();
+  if (!Analysis)
+    return fail(Analysis.takeError());
 
   // Output: stdout, or a temporary file renamed over -o at the end; the
   // kernels are written as they complete.
   bool Failed = hasErrors(D);
-  auto Write = [&](raw_ostream &OS) {
-    const FamilyTable &Families = FamilyTable::active();
-    std::unique_ptr<StatsWriter> W =
-        FormatOpt == Format::Json
-            ? makeJsonStatsWriter(OS)
-            : makeTextStatsWriter(OS, StatsOutputOptions{OpcodesOpt});
-    W->begin(Families);
-
-    // One task per kernel; results are written in order as they complete.
-    // Kernels of TritonParse traces go a window at a time, the window's
-    // events held in memory (gestell/Trace.h); without traces, one window.
-    const size_t N = D.Kernels.size();
-    std::vector<std::optional<KernelStats>> Results(N);
-    std::vector<const Kernel *> Kernels;
-    for (const Kernel &K : D.Kernels)
-      Kernels.push_back(&K);
-    DefaultThreadPool Pool(hardware_concurrency(JobsOpt));
-    // Why kernels have no SASS -> which kernels, said once at the end.
-    std::map<std::string, std::vector<std::string>> NoSass;
-    forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
-      std::vector<std::shared_future<void>> Done;
-      Done.reserve(End - Begin);
-      for (size_t I = Begin; I < End; ++I)
-        Done.push_back(Pool.async([&, I] {
-          loadKernelMetadata(D.Kernels[I]);
-          Results[I] = collect(D.Kernels[I], Opts, Families);
-        }));
-      for (size_t I = Begin; I < End; ++I) {
-        Done[I - Begin].wait();
-        KernelStats &S = *Results[I];
-        W->add(S);
-        for (const std::string &P : S.Problems)
-          errs() << "gestell stats: " << P << "\n";
-        Failed |= !S.Problems.empty();
-        for (const auto &[Stage, Why] : S.Missing)
-          if (Stage == "sass")
-            NoSass[Why].push_back(kernelLabel(*S.K));
-        Results[I].reset();
-      }
-    });
-    Pool.wait();
-    W->end(D.Problems);
-
-    for (const auto &[Why, Kernels] : NoSass) {
-      errs() << "gestell stats: note: " << Kernels.size() << " of " << N
-             << " kernels have no SASS: " << Why << kernelList(Kernels) << "\n";
-    }
-  };
-  bool Written = writeOutput(OutputOpt, "gestell stats: ", Write);
+  bool Written = writeOutput(opts::OutputFile, Me, [&](raw_ostream &OS) {
+    Failed |= writeStats(OS, D, *Analysis);
+  });
   return Written && !Failed ? ExitOk : ExitFailure;
 }
 
-VerbRegistration Registration(StatsCmd, runStats);
+VerbRegistration Registration(statsCommand(), runStats);
 
 } // namespace
 } // namespace gestell::driver

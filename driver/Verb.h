@@ -1,10 +1,13 @@
 //===- Verb.h - The verbs of the gestell command --------------------------===//
 //
-// Each verb (check, stats, diff, rules) lives in its own file: it declares an
-// llvm::cl::SubCommand, its options with cl::sub(ThatCommand), and registers
-// itself here with a static VerbRegistration. main() parses the command line
-// once and runs the verb that was selected. `gestell PATH...` with no verb is
-// `gestell check PATH...` (the verb registered as the default).
+// Each verb (check, stats, diff, rules) lives in its own file: it defines
+// its llvm::cl::SubCommand (the accessor below, a function-local static so
+// that options in any file may name it), its own options with
+// cl::sub(thatCommand()), and registers itself here with a static
+// VerbRegistration. Options several verbs read are declared once
+// (CommonOptions.h). main() parses the command line once and runs the verb
+// that was selected. `gestell PATH...` with no verb is `gestell check
+// PATH...` (the verb registered as the default).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_DRIVER_VERB_H
@@ -21,9 +24,12 @@ enum ExitStatus : int {
   ExitFailure = 2,  ///< the tool could not do its job
 };
 
-/// The category every gestell option belongs to; --help shows only these
-/// (libLLVM registers hundreds of options of its own).
-llvm::cl::OptionCategory &gestellCategory();
+/// The verbs' subcommands, each made on first use (CheckVerb.cpp,
+/// Stats.cpp, Diff.cpp, RulesVerb.cpp).
+llvm::cl::SubCommand &checkCommand();
+llvm::cl::SubCommand &statsCommand();
+llvm::cl::SubCommand &diffCommand();
+llvm::cl::SubCommand &rulesCommand();
 
 using VerbMain = int (*)();
 

@@ -1,4 +1,5 @@
 //===- main.cpp - The gestell command -------------------------------------===//
+#include "CommonOptions.h"
 #include "Verb.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -20,11 +21,6 @@ SmallVector<Entry, 4> &verbs() {
 }
 } // namespace
 
-cl::OptionCategory &gestellCategory() {
-  static cl::OptionCategory C("gestell options");
-  return C;
-}
-
 VerbRegistration::VerbRegistration(cl::SubCommand &Cmd, VerbMain Run,
                                    bool IsDefault) {
   verbs().push_back({&Cmd, Run, IsDefault});
@@ -39,12 +35,14 @@ int main(int argc, char **argv) {
   using namespace gestell::driver;
   InitLLVM X(argc, argv);
   cl::SetVersionPrinter(printVersion);
-  cl::HideUnrelatedOptions(gestellCategory());
+  adoptColorOption();
+  cl::HideUnrelatedOptions(gestellCategories());
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "gestell: static analysis of Triton's compiled output\n\n"
           "  gestell [check] [OPTIONS] PATH...   lint kernels (the default)\n"
-          "  gestell stats [OPTIONS] PATH...     instruction counts per kernel\n"
+          "  gestell stats [OPTIONS] PATH...     instruction counts per "
+          "kernel\n"
           "  gestell diff [OPTIONS] STATE STATE...  compare builds\n"
           "  gestell rules test [OPTIONS] DIR... test rule packs on fixtures\n",
           &errs()))
@@ -55,12 +53,13 @@ int main(int argc, char **argv) {
       // for `gestell PATH`) parse anywhere; a verb given one it does not
       // use says so instead of ignoring it.
       auto &Own = cl::getRegisteredOptions(*E.Cmd);
-      for (const auto &[Name, O] : cl::getRegisteredOptions(
-               cl::SubCommand::getTopLevel())) {
+      for (const auto &[Name, O] :
+           cl::getRegisteredOptions(cl::SubCommand::getTopLevel())) {
         if (!O->getNumOccurrences() || Own.count(Name) ||
             O->getFormattingFlag() == cl::Positional)
           continue;
-        errs() << "gestell " << E.Cmd->getName() << ": --" << Name
+        errs() << "gestell " << E.Cmd->getName() << ": "
+               << (Name.size() == 1 ? "-" : "--") << Name
                << " is not an option of '" << E.Cmd->getName()
                << "' (see gestell " << E.Cmd->getName() << " --help)\n";
         return ExitFailure;
