@@ -15,7 +15,7 @@ namespace gestell::ttgir {
 StringRef Lexer::lexString() {
   const char *S = P;
   ++P; // "
-  while (P < E && *P != '"') {
+  while ((P = skipUntil(P, E, StringStop)) < E && *P != '"') {
     if (*P == '\\' && P + 1 < E)
       ++P;
     if (*P == '\n')
@@ -33,7 +33,7 @@ StringRef Lexer::lexString() {
 bool Lexer::skipAngle() {
   const char *S = P;
   int Depth = 0;
-  while (P < E) {
+  while ((P = skipUntil(P, E, Bracketing)) < E) {
     char C = *P;
     if (C == '"') {
       lexString();
@@ -63,7 +63,7 @@ bool Lexer::skipAngle() {
 const char *Lexer::scanTypeEnd(const char *Q) const {
   auto SkipAngle = [&](const char *R) {
     int Depth = 0;
-    while (R < E && *R != '\n') {
+    while ((R = skipUntil(R, E, Bracketing)) < E && *R != '\n') {
       char C = *R;
       if (C == '"') {
         ++R;

@@ -19,7 +19,16 @@
 
 namespace gestell::ttgir {
 
-enum CharClass : uint8_t { IdStart = 1, IdChar = 2, ValueIdChar = 4 };
+enum CharClass : uint8_t {
+  IdStart = 1,
+  IdChar = 2,
+  ValueIdChar = 4,
+  /// What a scan over bracketed text stops at: brackets, '"', '-' (of
+  /// "->") and the newline; every other byte costs one table lookup.
+  Bracketing = 8,
+  /// What a scan inside a string stops at: '"', '\\' and the newline.
+  StringStop = 16,
+};
 inline constexpr std::array<uint8_t, 256> CharClasses = [] {
   std::array<uint8_t, 256> T{};
   for (unsigned C = 0; C < 256; ++C) {
@@ -32,6 +41,11 @@ inline constexpr std::array<uint8_t, 256> CharClasses = [] {
     if (C == '-')
       T[C] |= ValueIdChar;
   }
+  for (unsigned char C :
+       {'<', '(', '[', '{', '>', ')', ']', '}', '"', '-', '\n'})
+    T[C] |= Bracketing;
+  for (unsigned char C : {'"', '\\', '\n'})
+    T[C] |= StringStop;
   return T;
 }();
 inline bool isIdStart(char C) {
@@ -40,6 +54,12 @@ inline bool isIdStart(char C) {
 inline bool isIdChar(char C) { return CharClasses[(unsigned char)C] & IdChar; }
 inline bool isValueIdChar(char C) {
   return CharClasses[(unsigned char)C] & ValueIdChar;
+}
+/// The first byte in [P, E) of class Class, or E.
+inline const char *skipUntil(const char *P, const char *E, uint8_t Class) {
+  while (P < E && !(CharClasses[(unsigned char)*P] & Class))
+    ++P;
+  return P;
 }
 
 /// The cursor P over [P, E) and the first failure. Parsing stops at the
