@@ -95,14 +95,16 @@ layoutPair(const Operation &Op) {
 
 /// The type an op works on, for the report: its first tensor operand, else
 /// its first tensor result.
-std::string siteType(const Operation &Op) {
+/// The type a site is compared by: its first tensor operand's, else its
+/// first tensor result's; null when it has neither.
+const Type *siteType(const Operation &Op) {
   for (unsigned I = 0; I < Op.Operands.size(); ++I)
     if (const Type *T = Op.operandType(I); T && T->isTensor())
-      return shapeOf(T);
+      return T;
   for (unsigned I = 0; I < Op.Results.size(); ++I)
     if (const Type *T = Op.resultType(I); T && T->isTensor())
-      return shapeOf(T);
-  return "";
+      return T;
+  return nullptr;
 }
 
 } // namespace
@@ -171,6 +173,26 @@ TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
     return It->second;
   };
   StringRef Text = M.text();
+  // Ops share locations (#loc aliases) and types (the parser uniques
+  // them): each is formatted and interned once per module.
+  DenseMap<const Location *, uint32_t> SourceIds;
+  auto sourceId = [&](const Location *L) {
+    while (L && L->K == Location::Kind::Alias && L->Target)
+      L = L->Target; // ops on one line share the alias's definition
+    auto [It, New] = SourceIds.try_emplace(L, 0);
+    if (New)
+      It->second = DiffStrings::intern(userSource(L));
+    return It->second;
+  };
+  DenseMap<const Type *, uint32_t> TypeIds;
+  auto typeId = [&](const Type *T) -> uint32_t {
+    if (!T)
+      return 0;
+    auto [It, New] = TypeIds.try_emplace(T, 0);
+    if (New)
+      It->second = DiffStrings::intern(shapeOf(T));
+    return It->second;
+  };
 
   for (const Operation *Op : M.ops()) {
     if (Op == M.module() || Op->Name == "tt.func" || Op->Name == "func.func")
@@ -210,8 +232,8 @@ TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
     Site.Column = Op->Column;
     Site.Offset = uint32_t(Op->Text.data() - Text.data());
     Site.FirstLine = uint32_t(Op->Text.split('\n').first.size());
-    Site.Source = DiffStrings::intern(userSource(Op->Loc));
-    Site.Type = DiffStrings::intern(siteType(*Op));
+    Site.Source = sourceId(Op->Loc);
+    Site.Type = typeId(siteType(*Op));
     if (auto It = Costs.find({Op->Line, Op->Column}); It != Costs.end())
       Site.Cost = DiffStrings::intern(It->second);
     G.Sites.push_back(Site);
