@@ -3,6 +3,7 @@
 
 #include "gestell/utils/Locate.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <set>
@@ -64,10 +65,14 @@ std::optional<DiagLoc> loopSource(const SassModule &M, const SassFunction &F,
     return std::nullopt;
   std::vector<uint32_t> Insts = loopInstructions(CF, Loop);
   if (Ttgir) {
+    // An instruction's Python line depends only on its line-info frame,
+    // which runs of instructions share: each frame is resolved once.
     std::set<std::pair<std::string, uint32_t>> Lines;
+    DenseSet<uint32_t> Frames;
     for (uint32_t I : Insts)
-      if (std::optional<DiagLoc> L = pythonSource(M, F.Instructions[I]))
-        Lines.insert({L->File, L->Line});
+      if (Frames.insert(F.Instructions[I].Frame).second)
+        if (std::optional<DiagLoc> L = pythonSource(M, F.Instructions[I]))
+          Lines.insert({L->File, L->Line});
     const Operation *Best = nullptr;
     size_t BestShared = 0;
     for (const Operation *Op : Ttgir->ops()) {
