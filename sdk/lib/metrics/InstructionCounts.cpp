@@ -10,17 +10,48 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
+
 using namespace llvm;
 
 namespace gestell {
 
 namespace {
+/// The opcodes a run of instructions repeats, in front of the StringMap: a
+/// direct-mapped table by length and first bytes, checked by comparing the
+/// text, so that most instructions cost a compare instead of a hash.
+class OpcodeSlots {
+public:
+  explicit OpcodeSlots(StringMap<Count> &Map) : Map(Map) {}
+  Count &operator[](StringRef Op) {
+    uint64_t Head = 0;
+    std::memcpy(&Head, Op.data(), std::min<size_t>(Op.size(), 8));
+    Slot &S = Slots[(Head * 0x9E3779B97F4A7C15ull + Op.size()) >> 58];
+    if (S.Value && S.Text == Op)
+      return *S.Value;
+    Count &C = Map[Op]; // entries do not move when the map grows
+    S = {Op, &C};
+    return C;
+  }
+
+private:
+  struct Slot {
+    StringRef Text;
+    Count *Value = nullptr;
+  };
+  StringMap<Count> &Map;
+  std::array<Slot, 64> Slots;
+};
+
 template <typename FunctionT>
 void countFunction(const FunctionT &F, StageCounts &C) {
   ++C.Functions;
   C.Loops += F.CF.Loops.size();
+  OpcodeSlots Opcodes(C.Opcodes);
   for (uint32_t I = 0, E = F.Instructions.size(); I != E; ++I) {
-    Count &Op = C.Opcodes[F.Instructions[I].Opcode];
+    Count &Op = Opcodes[F.Instructions[I].Opcode];
     ++Op.Total;
     if (F.CF.inLoop(I))
       ++Op.InLoops;
