@@ -180,8 +180,10 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   // report, and the PTX is not read.
   const SassModule *Sass = optionalSass(In.Kernel);
   const SassFunction *SF = Sass ? kernelFunction(*Sass, K.Name) : nullptr;
-  if (Sass ? !SF : !Remarks)
-    return Error::success();
+  if (Sass && !SF)
+    return Error::success(); // no SASS function for this kernel
+  if (!Sass && !Remarks)
+    return Error::success(); // without SASS there is only a remark to give
   std::optional<Spills> S;
   if (SF) {
     S.emplace(*SF, In.Kernel.families(*Sass));

@@ -154,6 +154,9 @@ struct TmaFallbackCheck::IrStages {
   const TtgirModule *AskedIn = nullptr; ///< the first stage with an access
   const DescriptorUse *Asked = nullptr;
 
+  IrStages(const IrStages &) = delete; // Asked points into Stages
+  IrStages &operator=(const IrStages &) = delete;
+
   /// A stage that does not parse is no evidence either way.
   explicit IrStages(KernelView &V) {
     const Kernel &K = V.kernel();
