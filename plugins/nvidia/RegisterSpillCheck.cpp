@@ -60,10 +60,10 @@ namespace {
 /// What the stack frame holds: the PTX's own local arrays (rounded as
 /// ptxas lays out its frame, to 8 bytes) and, beyond them, spills.
 struct FrameSplit {
-  bool PtxKnown = false;    ///< the kernel's PTX was read
-  uint64_t LocalArrays = 0; ///< bytes the PTX declares `.local`
-  uint32_t LocalLine = 0;   ///< line of the first `.local` declaration
-  uint64_t Spilled = 0;     ///< stack frame minus the local arrays
+  bool PtxKnown = false;          ///< the kernel's PTX was read
+  uint64_t LocalArrays = 0;       ///< bytes the PTX declares `.local`
+  std::optional<DiagLoc> LocalAt; ///< its first `.local` declaration
+  uint64_t Spilled = 0;           ///< stack frame minus the local arrays
 };
 
 FrameSplit splitFrame(CheckInput &In, const CubinKernel &CK) {
@@ -77,7 +77,8 @@ FrameSplit splitFrame(CheckInput &In, const CubinKernel &CK) {
   F.PtxKnown = PF != nullptr;
   if (PF) {
     F.LocalArrays = PF->LocalBytes;
-    F.LocalLine = PF->LocalLine;
+    if (F.LocalArrays)
+      F.LocalAt = DiagLoc::artifact(Stage::PTX, Ptx->Path, PF->LocalLine, 2);
   }
   uint64_t Declared = alignTo(F.LocalArrays, 8);
   F.Spilled = CK.Stack > Declared ? CK.Stack - Declared : 0;
@@ -120,12 +121,10 @@ struct RegisterSpillCheck::Frame {
   DiagLoc CubinLoc;
   std::string Text; ///< "stack frame of N bytes"
   std::string Note; ///< frameNote()
-  /// The PTX line of the local arrays, when the PTX declares some.
-  std::optional<DiagLoc> LocalArrays;
 
   void noteLocalArrays(DiagnosticBuilder &D) const {
-    if (LocalArrays)
-      D.note(*LocalArrays,
+    if (Split.LocalAt)
+      D.note(*Split.LocalAt,
              "the PTX declares " + Twine(Split.LocalArrays) +
                  " bytes of local arrays (.local): their STL/LDL are not "
                  "spills");
@@ -197,14 +196,9 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   if (Split.PtxKnown && Split.Spilled == 0)
     return Error::success();
   std::string Text = "stack frame of " + std::to_string(CK->Stack) + " bytes";
-  Frame F{K,           *CK,
-          Split,       DiagLoc::artifact(Stage::Cubin, Cubin->Path),
-          Text,        frameNote(*CK, K, Split, Text),
-          std::nullopt};
-  if (Split.LocalArrays)
-    if (const PtxModule *Ptx = optionalPtx(In.Kernel))
-      F.LocalArrays =
-          DiagLoc::artifact(Stage::PTX, Ptx->Path, Split.LocalLine, 2);
+  Frame F{K,     *CK,
+          Split, DiagLoc::artifact(Stage::Cubin, Cubin->Path),
+          Text,  frameNote(*CK, K, Split, Text)};
 
   if (!Sass)
     reportWithoutSass(F);
