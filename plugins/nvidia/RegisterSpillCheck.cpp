@@ -60,7 +60,7 @@ namespace {
 /// What the stack frame holds: the PTX's own local arrays (rounded as
 /// ptxas lays out its frame, to 8 bytes) and, beyond them, spills.
 struct FrameSplit {
-  bool PtxKnown = false;          ///< the kernel's PTX was read
+  bool PtxKnown = false;          ///< the PTX tells spills from local arrays
   uint64_t LocalArrays = 0;       ///< bytes the PTX declares `.local`
   std::optional<DiagLoc> LocalAt; ///< its first `.local` declaration
   uint64_t Spilled = 0;           ///< stack frame minus the local arrays
@@ -68,12 +68,20 @@ struct FrameSplit {
 
 FrameSplit splitFrame(CheckInput &In, const CubinKernel &CK) {
   FrameSplit F;
+  const Kernel &K = In.Kernel.kernel();
+  // A PTX that names no `.local` declares no local arrays: the whole frame
+  // is spills, and the PTX need not be parsed.
+  if (K.has(Stage::PTX) && !stageMayMention(K, Stage::PTX, {".local"})) {
+    F.PtxKnown = true;
+    F.Spilled = CK.Stack;
+    return F;
+  }
   const PtxModule *Ptx = optionalPtx(In.Kernel);
   if (!Ptx) {
     F.Spilled = CK.Stack; // unknown split: the frame is all there is
     return F;
   }
-  const PtxFunction *PF = kernelFunction(*Ptx, In.Kernel.kernel().Name);
+  const PtxFunction *PF = kernelFunction(*Ptx, K.Name);
   F.PtxKnown = PF != nullptr;
   if (PF) {
     F.LocalArrays = PF->LocalBytes;

@@ -1,7 +1,6 @@
 //===- TmaFallbackCheck.cpp - nvidia-tma-fallback -------------------------===//
 #include "TmaFallbackCheck.h"
 
-#include "gestell/Input.h"
 #include "gestell/StageFamilies.h"
 #include "gestell/utils/KernelCode.h"
 #include "gestell/utils/Locate.h"
@@ -95,16 +94,7 @@ DescriptorUse descriptorsIn(const TtgirModule &M, Stage S) {
 /// (isDescriptorAccess): its text names no "tt.descriptor_" and no
 /// "ttng.async_tma_" op. A file that cannot be read may.
 bool mayNameDescriptorAccess(const Kernel &K, Stage S) {
-  if (!K.has(S))
-    return false;
-  Expected<std::unique_ptr<MemoryBuffer>> Buf =
-      openArtifact(K.path(S), Content::Text);
-  if (!Buf) {
-    consumeError(Buf.takeError());
-    return true;
-  }
-  StringRef Text = (*Buf)->getBuffer();
-  return Text.contains("tt.descriptor_") || Text.contains("ttng.async_tma_");
+  return stageMayMention(K, S, {"tt.descriptor_", "ttng.async_tma_"});
 }
 
 /// The first op of M at the Python line of Src that reads or writes memory.

@@ -1,6 +1,11 @@
 //===- OptionalStages.cpp - Stages a check can do without -----------------===//
 #include "gestell/utils/OptionalStages.h"
 
+#include "gestell/Input.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
 using namespace llvm;
 
 namespace gestell {
@@ -18,5 +23,18 @@ const PtxModule *optionalPtx(KernelView &V) { return orNull(V.ptx()); }
 const SassModule *optionalSass(KernelView &V) { return orNull(V.sass()); }
 const TtgirModule *optionalTtgir(KernelView &V) { return orNull(V.ttgir()); }
 const CubinInfo *optionalCubin(KernelView &V) { return orNull(V.cubin()); }
+
+bool stageMayMention(const Kernel &K, Stage S, ArrayRef<StringRef> Words) {
+  if (!K.has(S))
+    return false;
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      openArtifact(K.path(S), Content::Text);
+  if (!Buf) {
+    consumeError(Buf.takeError());
+    return true;
+  }
+  StringRef Text = (*Buf)->getBuffer();
+  return any_of(Words, [&](StringRef W) { return Text.contains(W); });
+}
 
 } // namespace gestell

@@ -12,6 +12,10 @@
 //
 //   if (const SassModule *Sass = optionalSass(In.Kernel)) ...
 //
+// stageMayMention() looks at a stage's text before any parse, for a check
+// that needs the parse only when some word occurs (tma-fallback's descriptor
+// ops, register-spill's `.local`).
+//
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_UTILS_OPTIONALSTAGES_H
 #define GESTELL_UTILS_OPTIONALSTAGES_H
@@ -24,6 +28,13 @@ const PtxModule *optionalPtx(KernelView &V);
 const SassModule *optionalSass(KernelView &V);
 const TtgirModule *optionalTtgir(KernelView &V);
 const CubinInfo *optionalCubin(KernelView &V);
+
+/// Whether the text of K's stage S may hold any of Words: false when K has
+/// no such stage or when its file reads and none of them occurs in it, so a
+/// check may leave the stage unparsed. A file that does not open gives
+/// true: the parse then says why.
+bool stageMayMention(const Kernel &K, Stage S,
+                     llvm::ArrayRef<llvm::StringRef> Words);
 
 } // namespace gestell
 
