@@ -66,20 +66,21 @@ public:
 };
 
 /// One op of a summary, where it is; diffTtgir makes the TtgirOpSite of
-/// the ops a change shows (its text read again from the .ttgir, at Offset).
+/// the ops a change shows (its first line read again from the .ttgir, at
+/// Offset).
 struct TtgirSiteRef {
   uint32_t Line = 0, Column = 0;
   uint32_t Offset = 0;                     ///< of the op's text in the .ttgir
-  uint32_t FirstLine = 0;                  ///< bytes of the text's first line
   uint32_t Source = 0, Type = 0, Cost = 0; ///< DiffStrings, as TtgirOpSite
 };
 
-/// An op group of a summary (DiffStrings numbers, as TtgirOpGroup).
+/// An op group of a summary: its identity and layouts (DiffStrings numbers,
+/// as TtgirOpGroup) and where its sites are in TtgirSummary::Sites.
 struct TtgirGroupSummary {
   /// Identity: op name, '\n', source canonical layout, '\n', destination.
   uint32_t Key = 0;
-  uint32_t Op = 0, Layouts = 0, Src = 0, Dst = 0;
-  std::vector<TtgirSiteRef> Sites; ///< in text order
+  uint32_t Layouts = 0;
+  uint32_t FirstSite = 0, NumSites = 0; ///< in text order
 };
 
 /// The ops directly inside one loop (nested loops have their own entry), or
@@ -92,14 +93,27 @@ struct TtgirLoop {
   std::string Op;     ///< "scf.for", "scf.while", "" (outside loops)
   unsigned Line = 0;  ///< of the loop op in the .ttgir
   unsigned Depth = 0; ///< 0 = outside loops
-  /// By identity, in the order of the identity's text.
-  std::vector<TtgirGroupSummary> Ops;
-  const TtgirGroupSummary *find(uint32_t Key) const;
+  /// Its groups in TtgirSummary::Groups, by identity, in the order of the
+  /// identity's text.
+  uint32_t FirstGroup = 0, NumGroups = 0;
 };
 
+/// A kernel's TTGIR as the diff keeps it: every group and site in one
+/// array each (a few KB a kernel, however many kernels are read).
 struct TtgirSummary {
   std::string File;
   std::vector<TtgirLoop> Loops; ///< outside loops first, then text order
+  std::vector<TtgirGroupSummary> Groups;
+  std::vector<TtgirSiteRef> Sites;
+
+  llvm::ArrayRef<TtgirGroupSummary> groups(const TtgirLoop &L) const {
+    return llvm::ArrayRef(Groups).slice(L.FirstGroup, L.NumGroups);
+  }
+  llvm::ArrayRef<TtgirSiteRef> sites(const TtgirGroupSummary &G) const {
+    return llvm::ArrayRef(Sites).slice(G.FirstSite, G.NumSites);
+  }
+  /// L's group of identity Key, or null.
+  const TtgirGroupSummary *find(const TtgirLoop &L, uint32_t Key) const;
 };
 
 //===-- One kernel of one state -------------------------------------------===//

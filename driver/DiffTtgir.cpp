@@ -141,110 +141,170 @@ std::string DiffStrings::get(uint32_t Id) {
   return T.Texts[Id].str();
 }
 
-const TtgirGroupSummary *TtgirLoop::find(uint32_t Key) const {
-  for (const TtgirGroupSummary &G : Ops)
+const TtgirGroupSummary *TtgirSummary::find(const TtgirLoop &L,
+                                            uint32_t Key) const {
+  for (const TtgirGroupSummary &G : groups(L))
     if (G.Key == Key)
       return &G;
   return nullptr;
 }
 
-TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
-  TtgirSummary S;
-  S.File = File.str();
-  // Conversion costs, from the SDK's report (keyed by position).
-  std::map<std::pair<unsigned, unsigned>, std::string> Costs;
-  for (const ConversionReport &C : reportTtgir(M).Conversions)
-    if (C.Cost)
-      Costs[{C.Line, C.Column}] = *C.Cost;
+namespace {
+/// An op identity of a module (op name and canonical layouts): its text
+/// and short layouts.
+struct Identity {
+  std::string KeyText;
+  uint32_t Layouts = 0;
+};
 
-  DenseMap<const Operation *, unsigned> LoopIndex;
-  StringMap<unsigned> KeyUses;
-  S.Loops.push_back({"(outside loops)", "", 0, 0, {}});
-  // Per loop, the groups by identity while they are filled.
-  std::vector<std::map<std::string, TtgirGroupSummary>> Groups(1);
-  unsigned Unlocated = 0;
-  DenseMap<const Attribute *, std::string> Canonical;
-  auto canonical = [&](const Attribute *A) -> std::string {
+/// What summarizeTtgir looks up per op, each made once per module: ops
+/// share locations (#loc aliases), types and layouts (the parser uniques
+/// them), so most lookups are by pointer.
+class SummaryTables {
+public:
+  explicit SummaryTables(const TtgirModule &M) : M(M) {
+    for (const ConversionReport &C : reportTtgir(M).Conversions)
+      if (C.Cost)
+        Costs[{C.Line, C.Column}] = DiffStrings::intern(*C.Cost);
+  }
+
+  uint32_t cost(const Operation &Op) const {
+    auto It = Costs.find({Op.Line, Op.Column});
+    return It == Costs.end() ? 0 : It->second;
+  }
+  uint32_t source(const Location *L) {
+    while (L && L->K == Location::Kind::Alias && L->Target)
+      L = L->Target; // ops on one line share the alias's definition
+    auto [It, New] = Sources.try_emplace(L, 0);
+    if (New)
+      It->second = DiffStrings::intern(userSource(L));
+    return It->second;
+  }
+  uint32_t type(const Type *T) {
+    if (!T)
+      return 0;
+    auto [It, New] = Types.try_emplace(T, 0);
+    if (New)
+      It->second = DiffStrings::intern(shapeOf(T));
+    return It->second;
+  }
+  /// The index in identities() of Op's identity. Distinct attributes with
+  /// one canonical text are one identity.
+  unsigned identity(const Operation &Op) {
+    auto [SrcA, DstA] = layoutPair(Op);
+    auto [It, New] = ByParts.try_emplace({Op.Name, SrcA, DstA}, 0);
+    if (!New)
+      return It->second;
+    std::string Key =
+        Op.Name.str() + "\n" + canonical(SrcA) + "\n" + canonical(DstA);
+    auto [TIt, NewText] = ByText.try_emplace(Key, Identities.size());
+    if (NewText) {
+      Identity I{std::move(Key), 0};
+      if (SrcA && DstA)
+        I.Layouts = DiffStrings::intern(shortLayoutName(*SrcA) + " -> " +
+                                        shortLayoutName(*DstA));
+      else if (SrcA)
+        I.Layouts = DiffStrings::intern(shortLayoutName(*SrcA));
+      Identities.push_back(std::move(I));
+    }
+    return It->second = TIt->second;
+  }
+  const std::vector<Identity> &identities() const { return Identities; }
+
+private:
+  const std::string &canonical(const Attribute *A) {
+    static const std::string None;
     if (!A)
-      return "";
+      return None;
     auto It = Canonical.find(A);
     if (It == Canonical.end())
       It = Canonical.try_emplace(A, canonicalLayoutText(*A, M)).first;
     return It->second;
-  };
-  StringRef Text = M.text();
-  // Ops share locations (#loc aliases) and types (the parser uniques
-  // them): each is formatted and interned once per module.
-  DenseMap<const Location *, uint32_t> SourceIds;
-  auto sourceId = [&](const Location *L) {
-    while (L && L->K == Location::Kind::Alias && L->Target)
-      L = L->Target; // ops on one line share the alias's definition
-    auto [It, New] = SourceIds.try_emplace(L, 0);
-    if (New)
-      It->second = DiffStrings::intern(userSource(L));
-    return It->second;
-  };
-  DenseMap<const Type *, uint32_t> TypeIds;
-  auto typeId = [&](const Type *T) -> uint32_t {
-    if (!T)
-      return 0;
-    auto [It, New] = TypeIds.try_emplace(T, 0);
-    if (New)
-      It->second = DiffStrings::intern(shapeOf(T));
-    return It->second;
-  };
+  }
 
+  const TtgirModule &M;
+  std::map<std::pair<unsigned, unsigned>, uint32_t> Costs; ///< by position
+  DenseMap<const Location *, uint32_t> Sources;
+  DenseMap<const Type *, uint32_t> Types;
+  DenseMap<const Attribute *, std::string> Canonical;
+  std::map<std::tuple<StringRef, const Attribute *, const Attribute *>,
+           unsigned>
+      ByParts;
+  StringMap<unsigned> ByText;
+  std::vector<Identity> Identities;
+};
+
+/// Per loop, the sites of each identity (by index), in text order.
+using LoopDrafts = std::vector<std::map<unsigned, std::vector<TtgirSiteRef>>>;
+
+/// The loop entry of a loop op, its key made unique in the module.
+TtgirLoop loopEntry(const Operation &Op, const TtgirLoop &Outer,
+                    unsigned &Unlocated, StringMap<unsigned> &KeyUses) {
+  std::string Own = userSource(Op.Loc);
+  if (Own.empty())
+    Own = Op.Name.str() + " #" + std::to_string(++Unlocated);
+  std::string Key = Outer.Depth ? Outer.Key + " > " + Own : Own;
+  if (unsigned N = ++KeyUses[Key]; N > 1)
+    Key += " #" + std::to_string(N);
+  return {Key, Op.Name.str(), Op.Line, Op.loopDepth() + 1, 0, 0};
+}
+
+/// The drafts into S's arrays, each loop's groups in the order of their
+/// identity's text.
+void flatten(TtgirSummary &S, const LoopDrafts &Drafts,
+             const std::vector<Identity> &Ids) {
+  size_t Groups = 0, Sites = 0;
+  for (const auto &Loop : Drafts)
+    for (const auto &[Id, Ss] : Loop) {
+      ++Groups;
+      Sites += Ss.size();
+    }
+  S.Groups.reserve(Groups);
+  S.Sites.reserve(Sites);
+  for (size_t L = 0; L < Drafts.size(); ++L) {
+    std::vector<std::pair<unsigned, const std::vector<TtgirSiteRef> *>> In;
+    for (const auto &[Id, Ss] : Drafts[L])
+      In.push_back({Id, &Ss});
+    llvm::sort(In, [&](const auto &A, const auto &B) {
+      return Ids[A.first].KeyText < Ids[B.first].KeyText;
+    });
+    S.Loops[L].FirstGroup = S.Groups.size();
+    S.Loops[L].NumGroups = In.size();
+    for (const auto &[Id, Ss] : In) {
+      S.Groups.push_back({DiffStrings::intern(Ids[Id].KeyText), Ids[Id].Layouts,
+                          uint32_t(S.Sites.size()), uint32_t(Ss->size())});
+      S.Sites.insert(S.Sites.end(), Ss->begin(), Ss->end());
+    }
+  }
+}
+} // namespace
+
+TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
+  TtgirSummary S;
+  S.File = File.str();
+  SummaryTables Tables(M);
+  DenseMap<const Operation *, unsigned> LoopIndex;
+  StringMap<unsigned> KeyUses;
+  unsigned Unlocated = 0;
+  S.Loops.push_back({"(outside loops)", "", 0, 0, 0, 0});
+  LoopDrafts Drafts(1);
+  StringRef Text = M.text();
   for (const Operation *Op : M.ops()) {
     if (Op == M.module() || Op->Name == "tt.func" || Op->Name == "func.func")
       continue;
     const Operation *Loop = Op->enclosingLoop();
     unsigned Into = Loop ? LoopIndex.lookup(Loop) : 0;
     if (Op->isLoop()) {
-      std::string Own = userSource(Op->Loc);
-      if (Own.empty())
-        Own = Op->Name.str() + " #" + std::to_string(++Unlocated);
-      std::string Key = Into ? S.Loops[Into].Key + " > " + Own : Own;
-      if (unsigned N = ++KeyUses[Key]; N > 1)
-        Key += " #" + std::to_string(N);
       LoopIndex[Op] = S.Loops.size();
-      S.Loops.push_back(
-          {Key, Op->Name.str(), Op->Line, Op->loopDepth() + 1, {}});
-      Groups.emplace_back();
+      TtgirLoop Entry = loopEntry(*Op, S.Loops[Into], Unlocated, KeyUses);
+      S.Loops.push_back(std::move(Entry));
+      Drafts.emplace_back();
     }
-    auto [SrcA, DstA] = layoutPair(*Op);
-    std::string Src = canonical(SrcA), Dst = canonical(DstA);
-    std::string GroupKey = Op->Name.str() + "\n" + Src + "\n" + Dst;
-    auto [GIt, New] = Groups[Into].try_emplace(GroupKey);
-    TtgirGroupSummary &G = GIt->second;
-    if (New) {
-      G.Key = DiffStrings::intern(GroupKey);
-      G.Op = DiffStrings::intern(Op->Name);
-      G.Src = DiffStrings::intern(Src);
-      G.Dst = DiffStrings::intern(Dst);
-      if (SrcA && DstA)
-        G.Layouts = DiffStrings::intern(shortLayoutName(*SrcA) + " -> " +
-                                        shortLayoutName(*DstA));
-      else if (SrcA)
-        G.Layouts = DiffStrings::intern(shortLayoutName(*SrcA));
-    }
-    TtgirSiteRef Site;
-    Site.Line = Op->Line;
-    Site.Column = Op->Column;
-    Site.Offset = uint32_t(Op->Text.data() - Text.data());
-    Site.FirstLine = uint32_t(Op->Text.split('\n').first.size());
-    Site.Source = sourceId(Op->Loc);
-    Site.Type = typeId(siteType(*Op));
-    if (auto It = Costs.find({Op->Line, Op->Column}); It != Costs.end())
-      Site.Cost = DiffStrings::intern(It->second);
-    G.Sites.push_back(Site);
+    Drafts[Into][Tables.identity(*Op)].push_back(
+        {Op->Line, Op->Column, uint32_t(Op->Text.data() - Text.data()),
+         Tables.source(Op->Loc), Tables.type(siteType(*Op)), Tables.cost(*Op)});
   }
-  for (size_t L = 0; L < S.Loops.size(); ++L) {
-    S.Loops[L].Ops.reserve(Groups[L].size());
-    for (auto &[Key, G] : Groups[L]) {
-      G.Sites.shrink_to_fit();
-      S.Loops[L].Ops.push_back(std::move(G));
-    }
-  }
+  flatten(S, Drafts, Tables.identities());
   return S;
 }
 
@@ -268,8 +328,8 @@ std::vector<TtgirSiteRef> unmatchedSites(ArrayRef<TtgirSiteRef> A,
 }
 
 /// The TtgirOpSite of a summary's site: its op's first line read from the
-/// .ttgir again, trimmed and cut at 400 bytes, as the parse had it ("" if
-/// the file can no longer be read there).
+/// .ttgir again, trimmed and cut at 400 bytes ("" if the file can no longer
+/// be read there).
 TtgirOpSite siteOf(const TtgirSummary &S, const TtgirSiteRef &R,
                    StringMap<std::unique_ptr<MemoryBuffer>> &Files) {
   TtgirOpSite Site;
@@ -289,8 +349,8 @@ TtgirOpSite siteOf(const TtgirSummary &S, const TtgirSiteRef &R,
       consumeError(B.takeError());
   }
   if (const MemoryBuffer *B = It->second.get();
-      B && uint64_t(R.Offset) + R.FirstLine <= B->getBufferSize()) {
-    StringRef Text = B->getBuffer().substr(R.Offset, R.FirstLine).trim();
+      B && R.Offset < B->getBufferSize()) {
+    StringRef Text = B->getBuffer().substr(R.Offset).split('\n').first.trim();
     Site.Text = Text.take_front(400).str();
     if (Text.size() > 400)
       Site.Text += "...";
@@ -329,9 +389,8 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
     for (unsigned I = 0; I < N; ++I) {
       Loops[I] = findLoop(PerState[I], Key);
       if (Loops[I])
-        for (const TtgirGroupSummary &G : Loops[I]->Ops)
-          if (!Groups.count(DiffStrings::get(G.Key)))
-            Groups.emplace(DiffStrings::get(G.Key), G.Key);
+        for (const TtgirGroupSummary &G : PerState[I]->groups(*Loops[I]))
+          Groups.try_emplace(DiffStrings::get(G.Key), G.Key);
     }
     for (const auto &[GKText, GK] : Groups) {
       TtgirChange C;
@@ -348,16 +407,19 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
           continue;
         if (Loops[I]->Depth)
           C.LoopLine[I] = Loops[I]->Line;
-        const TtgirGroupSummary *G = Loops[I]->find(GK);
+        const TtgirGroupSummary *G = PerState[I]->find(*Loops[I], GK);
         if (!G)
           continue;
         Gs[I] = G;
-        C.Counts[I] = G->Sites.size();
+        C.Counts[I] = G->NumSites;
         if (C.Group.Op.empty()) {
-          C.Group.Op = DiffStrings::get(G->Op);
+          // The identity's text: op name, source layout, destination.
+          auto [Op, Layouts] = StringRef(GKText).split('\n');
+          auto [Src, Dst] = Layouts.split('\n');
+          C.Group.Op = Op.str();
           C.Group.Layouts = DiffStrings::get(G->Layouts);
-          C.Group.Src = DiffStrings::get(G->Src);
-          C.Group.Dst = DiffStrings::get(G->Dst);
+          C.Group.Src = Src.str();
+          C.Group.Dst = Dst.str();
         }
       }
       bool Changed = false;
@@ -368,9 +430,9 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
         Changed = true;
         ArrayRef<TtgirSiteRef> Here, There;
         if (Gs[I])
-          Here = Gs[I]->Sites;
+          Here = PerState[I]->sites(*Gs[I]);
         if (Gs[0])
-          There = Gs[0]->Sites;
+          There = PerState[0]->sites(*Gs[0]);
         if (*C.Counts[I] > *C.Counts[0]) {
           std::vector<TtgirSiteRef> More = unmatchedSites(Here, There);
           if (More.empty())

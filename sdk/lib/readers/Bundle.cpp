@@ -469,6 +469,8 @@ Discovery discoverKernels(ArrayRef<std::string> Paths,
   for (const std::string &P : Paths)
     W.addPath(P);
   W.finish(Opts);
+  // Kept for the whole run (diff keeps every state's): no spare capacity.
+  W.Result.Kernels.shrink_to_fit();
   return std::move(W.Result);
 }
 
