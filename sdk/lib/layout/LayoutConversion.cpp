@@ -32,6 +32,7 @@
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -400,6 +401,20 @@ private:
   const TtgirModule &M;
   LayoutContext Ctx;
   DenseMap<const Attribute *, std::shared_ptr<Layout>> Cache;
+  /// The warps the ops of a region run with (lookupNumWarps: the same for
+  /// every op of the region).
+  DenseMap<const Region *, int> WarpsIn;
+  /// (type, warps; 0 = not checked against warps) pairs that passed: types
+  /// are uniqued, so most ops repeat one.
+  DenseSet<std::pair<const Type *, int>> Passed;
+
+  int warpsAt(const Operation &Op) {
+    const Region *R = Op.ParentBlock ? Op.ParentBlock->Parent : nullptr;
+    auto [It, New] = WarpsIn.try_emplace(R, 0);
+    if (New)
+      It->second = lookupNumWarps(Op, M);
+    return It->second;
+  }
 
   Expected<const Layout *> layout(const Attribute &A) {
     auto It = Cache.find(&A);
@@ -415,7 +430,7 @@ private:
   Error at(const Operation &Op, const Twine &Msg) {
     return inputError(M.Path, Op.Line, Op.Column, Msg);
   }
-  Error checkContext(const Operation &Op, const Layout &L);
+  Error checkContext(const Operation &Op, const Layout &L, int Want);
   Error checkType(const Operation &Op, const Type *T, bool Context = true);
   Error checkTmem(const Operation &Op, const Type *RegTy, const Type *MemTy);
 };
@@ -453,12 +468,12 @@ void spans(const Layout &L, unsigned &Warps, unsigned &Lanes, unsigned &Ctas) {
   }
 }
 
-Error Verifier::checkContext(const Operation &Op, const Layout &L) {
+Error Verifier::checkContext(const Operation &Op, const Layout &L,
+                             int Want) {
   unsigned Warps = 0, Lanes = 0, Ctas = 0;
   spans(L, Warps, Lanes, Ctas);
   if (!Warps)
     return Error::success();
-  int Want = lookupNumWarps(Op, M);
   if (int(Warps) != Want)
     return at(Op, "layout " + L.canonicalText() + " has a total of " +
                       Twine(Warps) + " warps per CTA, but the " +
@@ -482,13 +497,14 @@ Error Verifier::checkType(const Operation &Op, const Type *T, bool Context) {
   if (!T || !T->Encoding ||
       (T->K != Type::Kind::Tensor && T->K != Type::Kind::MemDesc))
     return Error::success();
+  int Want = Context ? warpsAt(Op) : 0;
+  if (Passed.contains({T, Want}))
+    return Error::success();
   Expected<const Layout *> L = layout(*T->Encoding);
   if (!L)
     return L.takeError();
-  if ((*L)->K == Layout::Kind::Other)
-    return Error::success();
-  unsigned Rank = (*L)->rank();
-  if (T->K == Type::Kind::Tensor) {
+  if ((*L)->K != Layout::Kind::Other && T->K == Type::Kind::Tensor) {
+    unsigned Rank = (*L)->rank();
     if (!(*L)->isDistributed())
       return at(Op, "tensor type " + T->Text.str() +
                         " has a non-register encoding");
@@ -496,8 +512,11 @@ Error Verifier::checkType(const Operation &Op, const Type *T, bool Context) {
       return at(Op, "layout " + (*L)->canonicalText() + " has rank " +
                         Twine(Rank) + " but the tensor " + T->Text +
                         " has rank " + Twine(T->Shape.size()));
-    return Context ? checkContext(Op, **L) : Error::success();
+    if (Context)
+      if (Error E = checkContext(Op, **L, Want))
+        return E;
   }
+  Passed.insert({T, Want});
   return Error::success();
 }
 

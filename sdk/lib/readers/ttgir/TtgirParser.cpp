@@ -99,23 +99,25 @@ bool Parser::finishFile(ArrayRef<Operation *> TopOps) {
 }
 
 void Parser::computeUses() {
-  DenseMap<const Value *, unsigned> Count;
+  // Each value's use count first, held in the size of its (still empty)
+  // Uses; then, in op order, one array per value, made at its first use and
+  // filled as its uses come.
   for (Operation *Op : M.AllOps)
     for (Value *V : Op->Operands)
       if (V)
-        ++Count[V];
-  DenseMap<const Value *, std::pair<Use *, unsigned>> Fill;
-  for (auto &[V, N] : Count)
-    Fill[V] = {I.Arena.Allocate<Use>(N), 0};
+        V->Uses = ArrayRef<Use>(nullptr, V->Uses.size() + 1);
   for (Operation *Op : M.AllOps)
     for (auto [K, V] : llvm::enumerate(Op->Operands)) {
       if (!V)
         continue;
-      auto &[Arr, N] = Fill[V];
-      Arr[N++] = Use{Op, unsigned(K)};
+      if (!V->Uses.data())
+        V->Uses =
+            ArrayRef<Use>(I.Arena.Allocate<Use>(V->Uses.size()), size_t(0));
+      Use *Arr = const_cast<Use *>(V->Uses.data());
+      size_t N = V->Uses.size();
+      Arr[N] = Use{Op, unsigned(K)};
+      V->Uses = ArrayRef<Use>(Arr, N + 1);
     }
-  for (auto &[V, F] : Fill)
-    const_cast<Value *>(V)->Uses = ArrayRef<Use>(F.first, F.second);
 }
 
 Error Parser::run() {
