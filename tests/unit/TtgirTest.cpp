@@ -139,8 +139,8 @@ TEST(Ttgir, EveryCorpusFileParsesWithAllOpsAndRegions) {
       // ttg.async_commit_group and ttg.async_wait print their
       // !ttg.async.token result without a type (tutorial 08's cp.async
       // pipeline on sm_90).
-      bool TokenOnly = Op->Name == "ttg.async_commit_group" ||
-                       Op->Name == "ttg.async_wait";
+      bool TokenOnly =
+          Op->Name == "ttg.async_commit_group" || Op->Name == "ttg.async_wait";
       if (CompilerOutput && !TokenOnly) {
         for (const Value *V : Op->Results)
           EXPECT_NE(V->Ty, nullptr) << Op->Name.str() << " line " << Op->Line;
@@ -316,6 +316,48 @@ TEST(Ttgir, SourceLocations) {
   EXPECT_EQ(userFrame(N)->Line, 58u);
 }
 
+TEST(Ttgir, LocationAliasesByNumberAndByName) {
+  // #loc, #locN (a table by number) and names that only look numbered
+  // (#loc0, #loc01, a number larger than the file) are distinct aliases.
+  const char *Text = "#loc = loc(\"a.py\":1:1)\n"
+                     "#loc0 = loc(\"b.py\":2:1)\n"
+                     "#loc01 = loc(\"c.py\":3:1)\n"
+                     "#loc2 = loc(\"d.py\":4:1)\n"
+                     "#loc99999999999 = loc(\"e.py\":5:1)\n"
+                     "#locx = loc(\"f.py\":6:1)\n"
+                     "module {\n"
+                     "  tt.func @k() {\n"
+                     "    tt.return loc(#loc2)\n"
+                     "  } loc(#loc01)\n"
+                     "} loc(#loc)\n";
+  auto M = parseTtgirText(Text, "alias.ttgir");
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  auto FileOf = [&](StringRef Name) -> std::string {
+    const Location *L = (*M)->locationAlias(Name);
+    return L ? L->File.str() : "none";
+  };
+  EXPECT_EQ(FileOf("#loc"), "a.py");
+  EXPECT_EQ(FileOf("#loc0"), "b.py");
+  EXPECT_EQ(FileOf("#loc01"), "c.py");
+  EXPECT_EQ(FileOf("#loc2"), "d.py");
+  EXPECT_EQ(FileOf("#loc99999999999"), "e.py");
+  EXPECT_EQ(FileOf("#locx"), "f.py");
+  EXPECT_EQ(FileOf("#loc1"), "none");
+  EXPECT_EQ(FileOf("#loc3"), "none");
+  const Operation *Ret = findOp(**M, "tt.return", 9);
+  ASSERT_NE(Ret, nullptr);
+  SourceStack S = resolveLocation(Ret->Loc);
+  ASSERT_EQ(S.Frames.size(), 1u);
+  EXPECT_EQ(formatFrame(S.Frames[0]), "d.py:4:1");
+  // Defined twice, by number or by name: an error either way.
+  EXPECT_EQ(parseError("#loc2 = loc(\"a.py\":1:1)\n"
+                       "#loc2 = loc(\"b.py\":1:1)\nmodule {\n}\n"),
+            "2:1: redefinition of location alias #loc2");
+  EXPECT_EQ(parseError("#locx = loc(\"a.py\":1:1)\n"
+                       "#locx = loc(\"b.py\":1:1)\nmodule {\n}\n"),
+            "2:1: redefinition of location alias #locx");
+}
+
 TEST(Ttgir, UnknownOpsAttributesAndDialectsAreKept) {
   const char *Text = R"(#foo = #acme.thing<"opaque" stuff [1, 2]>
 #blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
@@ -461,9 +503,10 @@ TEST(Ttgir, NumbersOutOfBoundsAreLocatedErrors) {
   EXPECT_EQ(parseError(Module("    %0 = arith.constant dense<0.0> : "
                               "tensor<2147483648xf32>")),
             "3:45: a shape dimension 2147483648 is larger than 2147483647");
-  EXPECT_EQ(parseError(Module("    %0 = ttg.local_alloc : () -> "
-                              "!ttg.memdesc<1048576x1048576x1048576x1048576xf32>")),
-            "3:79: a shaped type of more than 2^62 elements");
+  EXPECT_EQ(
+      parseError(Module("    %0 = ttg.local_alloc : () -> "
+                        "!ttg.memdesc<1048576x1048576x1048576x1048576xf32>")),
+      "3:79: a shaped type of more than 2^62 elements");
   // `%0:4000000000` in a 138-byte file: an error, not 4e9 values.
   EXPECT_EQ(parseError(Module("    %0:4000000000 = \"x.y\"() : () -> ()")),
             "3:8: a result count 4000000000 is larger than 65536");

@@ -7,6 +7,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace llvm;
 
@@ -369,8 +370,43 @@ const Attribute *TtgirModule::attributeAlias(StringRef Name) const {
   return I->Aliases.lookup(Name);
 }
 
+namespace {
+/// The number of a location alias as Triton prints it ("#loc" 0, "#loc12"
+/// 12, no leading zero), when it is no larger than Limit.
+std::optional<size_t> locNumber(StringRef Name, size_t Limit) {
+  if (!Name.consume_front("#loc"))
+    return std::nullopt;
+  if (Name.empty())
+    return 0;
+  size_t N = 0;
+  if (Name[0] == '0' || Name.getAsInteger(10, N) || N == 0 || N > Limit)
+    return std::nullopt;
+  return N;
+}
+} // namespace
+
+bool TtgirModule::Impl::defineLocAlias(StringRef Name, const Location *L) {
+  // Numbers stay below four per line of the file (Triton numbers its
+  // aliases densely, one per line), so no name makes the table large.
+  if (std::optional<size_t> N = locNumber(Name, 4 * LineStarts.size() + 16)) {
+    if (*N >= NumberedLocs.size())
+      NumberedLocs.resize(*N + 1, nullptr);
+    if (NumberedLocs[*N])
+      return false;
+    NumberedLocs[*N] = L;
+    return true;
+  }
+  return LocAliases.try_emplace(Name, L).second;
+}
+
+const Location *TtgirModule::Impl::locAlias(StringRef Name) const {
+  if (std::optional<size_t> N = locNumber(Name, NumberedLocs.size()))
+    return *N < NumberedLocs.size() ? NumberedLocs[*N] : nullptr;
+  return LocAliases.lookup(Name);
+}
+
 const Location *TtgirModule::locationAlias(StringRef Name) const {
-  return I->LocAliases.lookup(Name);
+  return I->locAlias(Name);
 }
 
 std::pair<unsigned, unsigned> TtgirModule::lineColOf(const char *Ptr) const {

@@ -27,8 +27,16 @@ struct TtgirModule::Impl {
   // The alias tables' entries live in the arena too (a module has
   // thousands of #loc aliases: one malloc each was a tenth of the parse).
   llvm::StringMap<const Attribute *, llvm::BumpPtrAllocator &> Aliases{Arena};
-  llvm::StringMap<const Location *, llvm::BumpPtrAllocator &> LocAliases{
-      Arena};
+  llvm::StringMap<const Location *, llvm::BumpPtrAllocator &> LocAliases{Arena};
+  /// The location aliases Triton prints (#loc, #loc1, #loc2, ...), by
+  /// number (#loc is 0): the ops name one each, so a lookup by name was a
+  /// hash of it. Every other name is in LocAliases.
+  std::vector<const Location *> NumberedLocs;
+
+  /// Defines location alias Name; false when it already was.
+  bool defineLocAlias(llvm::StringRef Name, const Location *L);
+  /// Location alias Name, or null.
+  const Location *locAlias(llvm::StringRef Name) const;
   llvm::StringMap<const Type *, llvm::BumpPtrAllocator &> TypeAliases{Arena};
   std::vector<Value *> AllValues;
 

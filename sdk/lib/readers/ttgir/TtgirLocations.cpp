@@ -143,10 +143,9 @@ void Parser::skipOpaqueLoc() {
 
 bool Parser::resolveLocations() {
   for (Location *L : AliasLocs) {
-    auto It = I.LocAliases.find(L->Name);
-    if (It == I.LocAliases.end())
+    L->Target = I.locAlias(L->Name);
+    if (!L->Target)
       return fail(L->Name.data(), "use of undefined location alias " + L->Name);
-    L->Target = It->second;
   }
   return true;
 }

@@ -53,7 +53,7 @@ bool Parser::parseAliasDefinition() {
     const Location *L = parseLoc();
     if (!L)
       return false;
-    if (!I.LocAliases.try_emplace(Name, L).second)
+    if (!I.defineLocAlias(Name, L))
       fail(S, "redefinition of location alias " + Name);
   } else if (IsAttr) {
     const Attribute *A = parseAttribute();
