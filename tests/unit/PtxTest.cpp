@@ -507,6 +507,30 @@ TEST_F(PtxBadInput, BinaryWhereTextIsExpected) {
   EXPECT_GT(E.Line, 1000u);
 }
 
+TEST_F(PtxBadInput, Utf8CommentsAnywhereAreText) {
+  // Two-, three- and four-byte sequences in comments on many lines, so that
+  // some cross the blocks the encoding check reads at a time: the file is
+  // text, and its instructions are the same.
+  std::string Text;
+  size_t Lines = 0;
+  for (StringRef Rest = Real; !Rest.empty(); ++Lines) {
+    auto [Line, Tail] = Rest.split('\n');
+    Text += Line.str() + "\n";
+    if (Lines < 400 && !Line.contains("//"))
+      Text += std::string(Lines % 7, ' ') +
+              "// \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n";
+    Rest = Tail;
+  }
+  auto A = parsePtx(file("real.ptx", Real));
+  auto B = parsePtx(file("utf8.ptx", Text));
+  ASSERT_TRUE(bool(A)) << toString(A.takeError());
+  ASSERT_TRUE(bool(B)) << toString(B.takeError());
+  ASSERT_EQ((*A)->Functions.size(), (*B)->Functions.size());
+  for (size_t F = 0; F < (*A)->Functions.size(); ++F)
+    EXPECT_EQ((*A)->Functions[F].Instructions.size(),
+              (*B)->Functions[F].Instructions.size());
+}
+
 TEST_F(PtxBadInput, InvalidUtf8) {
   std::string Bad = Real;
   size_t At = Bad.find("wgmma.fence");
