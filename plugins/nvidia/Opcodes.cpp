@@ -9,6 +9,13 @@ using namespace llvm;
 
 namespace gestell::nvidia {
 
+namespace {
+/// The opcode before its first '.' (split('.') searches for a string).
+StringRef baseOf(StringRef Opcode) {
+  return Opcode.substr(0, Opcode.find('.'));
+}
+} // namespace
+
 bool inFamily(Isa I, StringRef Opcode, StringRef Id) {
   const FamilyTable &T = FamilyTable::active();
   std::optional<unsigned> F = T.indexOf(Id);
@@ -16,7 +23,7 @@ bool inFamily(Isa I, StringRef Opcode, StringRef Id) {
 }
 
 bool isSassWarpgroupMma(StringRef Opcode) {
-  StringRef Base = Opcode.split('.').first;
+  StringRef Base = baseOf(Opcode);
   return Base == "HGMMA" || Base == "QGMMA" || Base == "IGMMA" ||
          Base == "BGMMA";
 }
@@ -24,7 +31,7 @@ bool isSassWarpgroupMma(StringRef Opcode) {
 bool isSassAsyncMma(StringRef Opcode) {
   if (isSassWarpgroupMma(Opcode))
     return true;
-  StringRef Base = Opcode.split('.').first;
+  StringRef Base = baseOf(Opcode);
   return Base.starts_with("UTC") && Base.ends_with("MMA");
 }
 
@@ -39,26 +46,18 @@ bool isSassFullWarpgroupWait(const SassInstruction &I) {
   return !getAsUnsignedInteger(Ops[1].trim(), 0, N) && N == 0;
 }
 
-bool isSassBarrier(StringRef Opcode) {
-  return Opcode.split('.').first == "BAR";
-}
+bool isSassBarrier(StringRef Opcode) { return baseOf(Opcode) == "BAR"; }
 
-bool isSassShuffle(StringRef Opcode) {
-  return Opcode.split('.').first == "SHFL";
-}
+bool isSassShuffle(StringRef Opcode) { return baseOf(Opcode) == "SHFL"; }
 
-bool isSassSharedLoad(StringRef Opcode) {
-  return Opcode.split('.').first == "LDS";
-}
+bool isSassSharedLoad(StringRef Opcode) { return baseOf(Opcode) == "LDS"; }
 
 bool isPtxBarrier(StringRef Opcode) {
-  StringRef Base = Opcode.split('.').first;
+  StringRef Base = baseOf(Opcode);
   return Base == "bar" || Base == "barrier";
 }
 
-bool isPtxShuffle(StringRef Opcode) {
-  return Opcode.split('.').first == "shfl";
-}
+bool isPtxShuffle(StringRef Opcode) { return baseOf(Opcode) == "shfl"; }
 
 bool isPtxSharedLoad(StringRef Opcode) {
   return Opcode.starts_with("ld.") && Opcode.contains(".shared");

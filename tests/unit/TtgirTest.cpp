@@ -316,6 +316,18 @@ TEST(Ttgir, SourceLocations) {
   EXPECT_EQ(userFrame(N)->Line, 58u);
 }
 
+TEST(Ttgir, TritonPackageFramesAreToldFromTheUsers) {
+  for (StringRef F :
+       {"/usr/lib/python3/site-packages/triton/language/standard.py",
+        "/venv/triton/runtime/jit.py", "/x/triton/experimental/gluon/a.py",
+        "triton/language/core.py", "/a/triton/b/triton/language/semantic.py"})
+    EXPECT_TRUE(inTritonPackage(F)) << F.str();
+  for (StringRef F : {"/src/kernels/triton_kernels.py", "/src/triton/ops.py",
+                      "/src/mytriton/language/x.py", "triton/runtime/x.py",
+                      "/src/triton/languages/x.py", "triton/", ""})
+    EXPECT_FALSE(inTritonPackage(F)) << F.str();
+}
+
 TEST(Ttgir, LocationAliasesByNumberAndByName) {
   // #loc, #locN (a table by number) and names that only look numbered
   // (#loc0, #loc01, a number larger than the file) are distinct aliases.

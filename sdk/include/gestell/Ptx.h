@@ -57,7 +57,9 @@ struct PtxInstruction {
   uint32_t Target = NoIndex; ///< branch: index of the target instruction
 
   /// Opcode up to the first '.': "ldmatrix".
-  llvm::StringRef baseOpcode() const { return Opcode.split('.').first; }
+  llvm::StringRef baseOpcode() const {
+    return Opcode.substr(0, Opcode.find('.')); // find(char): memchr
+  }
   /// Operands split at top-level commas (braces, brackets and parentheses
   /// respected), each trimmed.
   llvm::SmallVector<llvm::StringRef, 4> operands() const;

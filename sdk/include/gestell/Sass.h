@@ -95,7 +95,9 @@ struct SassInstruction {
   uint64_t BranchTarget = NoAddress;
   uint32_t Frame = NoIndex; ///< innermost line-info frame (nvdisasm -gi)
 
-  llvm::StringRef baseOpcode() const { return Opcode.split('.').first; }
+  llvm::StringRef baseOpcode() const {
+    return Opcode.substr(0, Opcode.find('.')); // find(char): memchr
+  }
 };
 
 /// A label of an nvdisasm listing (`.L_x_3:`, a subroutine's symbol) or of

@@ -60,10 +60,19 @@ void flatten(const Location *L, StringRef Name, SourceStack &S, int Depth) {
 } // namespace
 
 bool inTritonPackage(StringRef File) {
-  return File.contains("/triton/language/") ||
-         File.contains("/triton/runtime/") ||
-         File.contains("/triton/experimental/") ||
-         File.starts_with("triton/language/");
+  // ".../triton/{language,runtime,experimental}/...", or a path that starts
+  // "triton/language/": one search for "triton/", however many it names.
+  for (size_t At = File.find("triton/"); At != StringRef::npos;
+       At = File.find("triton/", At + 1)) {
+    StringRef Rest = File.substr(At + 7);
+    if (At == 0 && Rest.starts_with("language/"))
+      return true;
+    if (At > 0 && File[At - 1] == '/' &&
+        (Rest.starts_with("language/") || Rest.starts_with("runtime/") ||
+         Rest.starts_with("experimental/")))
+      return true;
+  }
+  return false;
 }
 
 SourceStack resolveLocation(const Location *L) {
