@@ -132,6 +132,22 @@ bool anyTma(const ModuleT &M, const StageFamilies &Families,
   return false;
 }
 
+/// Whether K's PTX or SASS, where they read, has a TMA instruction: a
+/// kernel that kept its TMA has nothing to report.
+bool keptTma(KernelView &V) {
+  const PtxModule *Ptx = optionalPtx(V);
+  if (!Ptx)
+    return false;
+  const StageFamilies &PtxFamilies = V.families(*Ptx);
+  unsigned TmaMapping = PtxFamilies.mappingIndex("tma");
+  if (TmaMapping == NoFamily)
+    return false;
+  if (anyTma(*Ptx, PtxFamilies, TmaMapping))
+    return true;
+  const SassModule *Sass = optionalSass(V);
+  return Sass && anyTma(*Sass, V.families(*Sass), TmaMapping);
+}
+
 std::string plural(unsigned N, StringRef What) {
   return utostr(N) + " " + What.str() + (N == 1 ? "" : "s");
 }
@@ -181,34 +197,30 @@ Error TmaFallbackCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
   // Nothing to report unless some IR stage names a descriptor access: a
   // look at the text of .source and .ttir before parsing them (the .ttgir
-  // is parsed anyway, and shared with the other checks). Only then are the
-  // PTX and SASS read.
+  // is parsed anyway, and shared with the other checks).
   if (!mayNameDescriptorAccess(K, Stage::Source) &&
       !mayNameDescriptorAccess(K, Stage::TTIR)) {
     const TtgirModule *T = optionalTtgir(In.Kernel);
     if (!T || !descriptorsIn(*T, Stage::TTGIR).FirstAccess)
       return Error::success();
   }
+  // Nor when the PTX or SASS kept TMA (the `tma` mapping of the family
+  // table): looked at before the IR stages are parsed, since .source and
+  // .ttir cost as much as the .ttgir and the other checks read the PTX and
+  // SASS anyway.
+  if (keptTma(In.Kernel))
+    return Error::success();
   IrStages Ir(In.Kernel);
   if (!Ir.Asked)
     return Error::success();
-
-  // TMA in the PTX and SASS: the `tma` mapping of the family table.
   Expected<const PtxModule &> Ptx = In.Kernel.ptx();
   if (!Ptx)
     return Ptx.takeError();
-  const StageFamilies &PtxFamilies = In.Kernel.families(*Ptx);
-  unsigned TmaMapping = PtxFamilies.mappingIndex("tma");
-  if (TmaMapping == NoFamily)
+  if (In.Kernel.families(*Ptx).mappingIndex("tma") == NoFamily)
     return createStringError(inconvertibleErrorCode(),
                              "the instruction family table has no 'tma' "
                              "mapping");
-  if (anyTma(*Ptx, PtxFamilies, TmaMapping))
-    return Error::success();
-  const SassModule *Sass = optionalSass(In.Kernel);
-  if (Sass && anyTma(*Sass, In.Kernel.families(*Sass), TmaMapping))
-    return Error::success();
-  report(In, *Ptx, Sass, Ir);
+  report(In, *Ptx, optionalSass(In.Kernel), Ir);
   return Error::success();
 }
 

@@ -407,6 +407,8 @@ private:
   /// (type, warps; 0 = not checked against warps) pairs that passed: types
   /// are uniqued, so most ops repeat one.
   DenseSet<std::pair<const Type *, int>> Passed;
+  /// (register type, memory type) pairs that checkTmem passed.
+  DenseSet<std::pair<const Type *, const Type *>> TmemPassed;
 
   int warpsAt(const Operation &Op) {
     const Region *R = Op.ParentBlock ? Op.ParentBlock->Parent : nullptr;
@@ -525,6 +527,9 @@ Error Verifier::checkTmem(const Operation &Op, const Type *RegTy,
   if (!RegTy || !MemTy || RegTy->K != Type::Kind::Tensor ||
       MemTy->K != Type::Kind::MemDesc || !RegTy->Encoding || !MemTy->Encoding)
     return Error::success();
+  // Types are uniqued: the ops of a pipeline repeat one pair.
+  if (TmemPassed.contains({RegTy, MemTy}))
+    return Error::success();
   Expected<const Layout *> R = layout(*RegTy->Encoding);
   if (!R)
     return R.takeError();
@@ -549,6 +554,7 @@ Error Verifier::checkTmem(const Operation &Op, const Type *RegTy,
     return at(Op, "the register layout " + (*R)->canonicalText() + " of " +
                       RegTy->Text + " is not compatible with tensor memory " +
                       (*Mem)->canonicalText() + " (" + Op.Name + ")");
+  TmemPassed.insert({RegTy, MemTy});
   return Error::success();
 }
 

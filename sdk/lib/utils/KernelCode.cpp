@@ -3,9 +3,11 @@
 
 #include "gestell/utils/Locate.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -58,6 +60,45 @@ std::vector<uint32_t> loopInstructions(const ControlFlow &CF, uint32_t Loop) {
   return Out;
 }
 
+namespace {
+using PyLine = std::pair<std::string, uint32_t>;
+
+/// The scf.for of Ttgir whose body holds the most of Lines (the innermost
+/// on a tie), or null. Each op's Python line is resolved once (ops share
+/// locations) and counts for every scf.for around it.
+const Operation *loopHolding(const TtgirModule &Ttgir,
+                             const std::set<PyLine> &Lines) {
+  DenseMap<const Location *, std::optional<PyLine>> ByLoc;
+  DenseMap<const Operation *, std::set<PyLine>> Bodies;
+  for (const Operation *Op : Ttgir.ops()) {
+    const Location *L = Op->Loc;
+    while (L && L->K == Location::Kind::Alias && L->Target)
+      L = L->Target;
+    auto [It, New] = ByLoc.try_emplace(L);
+    if (New)
+      if (std::optional<DiagLoc> D = pythonSource(Ttgir, *Op);
+          D && Lines.count({D->File, D->Line}))
+        It->second = PyLine{D->File, D->Line};
+    if (!It->second)
+      continue;
+    for (const Operation *P = Op->parentOp(); P; P = P->parentOp())
+      if (P->Name == "scf.for")
+        Bodies[P].insert(*It->second);
+  }
+  const Operation *Best = nullptr;
+  size_t BestShared = 0;
+  // Ops are in pre-order: an inner loop comes after the loop holding it,
+  // so ">=" prefers the innermost on a tie.
+  for (const Operation *Op : Ttgir.ops())
+    if (auto It = Bodies.find(Op);
+        It != Bodies.end() && It->second.size() >= BestShared) {
+      Best = Op;
+      BestShared = It->second.size();
+    }
+  return Best;
+}
+} // namespace
+
 std::optional<DiagLoc> loopSource(const SassModule &M, const SassFunction &F,
                                   uint32_t Loop, const TtgirModule *Ttgir) {
   const ControlFlow &CF = F.CF;
@@ -67,31 +108,13 @@ std::optional<DiagLoc> loopSource(const SassModule &M, const SassFunction &F,
   if (Ttgir) {
     // An instruction's Python line depends only on its line-info frame,
     // which runs of instructions share: each frame is resolved once.
-    std::set<std::pair<std::string, uint32_t>> Lines;
+    std::set<PyLine> Lines;
     DenseSet<uint32_t> Frames;
     for (uint32_t I : Insts)
       if (Frames.insert(F.Instructions[I].Frame).second)
         if (std::optional<DiagLoc> L = pythonSource(M, F.Instructions[I]))
           Lines.insert({L->File, L->Line});
-    const Operation *Best = nullptr;
-    size_t BestShared = 0;
-    for (const Operation *Op : Ttgir->ops()) {
-      if (Op->Name != "scf.for")
-        continue;
-      std::set<std::pair<std::string, uint32_t>> Body;
-      Op->walk([&](Operation &Inner) {
-        if (std::optional<DiagLoc> L = pythonSource(*Ttgir, Inner))
-          if (Lines.count({L->File, L->Line}))
-            Body.insert({L->File, L->Line});
-      });
-      // Ops are in pre-order: an inner loop comes after the loop holding
-      // it, so ">=" prefers the innermost on a tie.
-      if (!Body.empty() && Body.size() >= BestShared) {
-        Best = Op;
-        BestShared = Body.size();
-      }
-    }
-    if (Best)
+    if (const Operation *Best = loopHolding(*Ttgir, Lines))
       if (std::optional<DiagLoc> L = pythonSource(*Ttgir, *Best))
         return L;
   }
