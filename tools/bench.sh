@@ -18,7 +18,10 @@
 #            format Triton's tools/disasm.py reads);
 #   nvcache  the same bundles with no SASS at all, as a Triton cache holds
 #            them, read without nvdisasm and with a stand-in nvdisasm (it
-#            prints the corpus's own .sass) whose output gestell caches.
+#            prints the corpus's own .sass) whose output gestell caches;
+#   realworld tests/corpus/realworld: real Triton 3.6.0 caches of Triton's
+#            tutorials and Gluon examples (sm90 and sm100, nvdisasm SASS
+#            beside every cubin), which nobody on the team wrote.
 # Commands: gestell check --format=sarif, gestell stats, gestell diff A A
 # (the same folder as both states), gestell stats --stages=sass, against
 #   (a) one `grep -rcE` pass over every file of the folder: the old
@@ -92,6 +95,7 @@ export XDG_CACHE_HOME="$tmp/xdg" # gestell's SASS cache stays in the temp folder
 #===-- The sets ------------------------------------------------------------===#
 copy_tree() { cp -r "$1" "$2" && chmod -R u+w "$2"; }
 copy_tree "$sweep_src" "$tmp/sweep"
+copy_tree "$here/tests/corpus/realworld" "$tmp/realworld"
 mkdir "$tmp/copies"
 for i in $(seq -w 1 "$copies"); do copy_tree "$sweep_src" "$tmp/copies/copy$i"; done
 mkdir -p "$tmp/sass" "$tmp/cuobjdump" "$tmp/nvcache" "$tmp/nvcache-sass"
@@ -370,6 +374,11 @@ sass_only_rows sass "$tmp/sass" .sass
 echo "sass: files stats --stages=sass opens: $(describe_files sass.sassonly)"
 echo
 table "sass: $n_sass kernels of tests/corpus with nvdisasm -c -gi SASS beside the cubin" sass.grep
+
+# Real-world caches: what a user points gestell at.
+n_real=$(kernels_in "$tmp/realworld")
+verb_rows real "$tmp/realworld" 1
+table "realworld: $n_real kernels of tests/corpus/realworld (real caches, SASS beside every cubin)" real.grep
 
 # SASS, cuobjdump rendering (what disasm.py was written for).
 n_cuo=$(kernels_in "$tmp/cuobjdump")
