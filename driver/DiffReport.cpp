@@ -198,8 +198,8 @@ void compareCounts(KernelDiff &D, const FamilyTable &Families,
     std::set<std::string> Names;
     for (const KernelInState &K : D.States)
       if (const StageCounts *C = countsOf(K, I))
-        for (const auto &E : C->Opcodes)
-          Names.insert(E.first().str());
+        for (const OpcodeCount &E : C->Opcodes)
+          Names.insert(E.Opcode.str());
     for (const std::string &Name : Names) {
       CountRow R;
       R.Name = Name;

@@ -5,8 +5,8 @@
 // written.
 //
 //===----------------------------------------------------------------------===//
-#include "Stats.h"
 #include "OccupancyReport.h"
+#include "Stats.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -144,8 +144,8 @@ private:
         count("other", C->Other);
       });
       J.attributeObject("opcodes", [&] {
-        for (const auto &[Op, N] : C->sortedOpcodes())
-          count(Op, N);
+        for (const OpcodeCount &E : C->Opcodes) // sorted by opcode
+          count(E.Opcode, E.N);
       });
     });
   }

@@ -7,16 +7,17 @@
 //   matmul  /cache/PUMN3FJ.../
 //     hash ca43a190ad3d  cuda:90 (sm_90a)  4 warps  3 stages  triton 3.6.0
 //     registers 168  stack 0  local 0  shared 1024 static + 98304 dynamic
-//     occupancy 2 blocks/SM, 8 warps/SM (12.5%) on compute capability 9.0, limited by shared memory
-//     stages: cubin json ptx source ttgir ttir  missing: sass
+//     occupancy 2 blocks/SM, 8 warps/SM (12.5%) on compute capability 9.0,
+//     limited by shared memory stages: cubin json ptx source ttgir ttir
+//     missing: sass
 //
 //     family      ptx  in loops     sass  in loops
 //     tensor       16        16        -         -
 //     ...
 //
 //===----------------------------------------------------------------------===//
-#include "Stats.h"
 #include "OccupancyReport.h"
+#include "Stats.h"
 
 #include "llvm/Support/Format.h"
 
@@ -127,24 +128,23 @@ private:
     Row("total",
         [](const StageCounts &C) -> const Count & { return C.Instructions; });
     if (S.Sass)
-      OS << "  never executed (@!PT/@!UPT): " << S.Sass->NeverExecuted
-         << "\n";
+      OS << "  never executed (@!PT/@!UPT): " << S.Sass->NeverExecuted << "\n";
   }
 
   void opcodes(StringRef Stage, const std::optional<StageCounts> &C) {
     if (!C || C->Opcodes.empty())
       return;
-    std::vector<std::pair<StringRef, Count>> Ops = C->sortedOpcodes();
-    // Most frequent first; ties by name (sortedOpcodes is by name).
+    std::vector<OpcodeCount> Ops(C->Opcodes.begin(), C->Opcodes.end());
+    // Most frequent first; ties by name (the counts are by name).
     std::stable_sort(Ops.begin(), Ops.end(), [](const auto &A, const auto &B) {
-      return A.second.Total > B.second.Total;
+      return A.N.Total > B.N.Total;
     });
     size_t Shown = Opts.TopOpcodes
                        ? std::min<size_t>(Opts.TopOpcodes, Ops.size())
                        : Ops.size();
     size_t Width = 6;
     for (size_t I = 0; I < Shown; ++I)
-      Width = std::max(Width, Ops[I].first.size());
+      Width = std::max(Width, Ops[I].Opcode.size());
     OS << "\n  " << Stage << " opcodes";
     if (Shown < Ops.size())
       OS << " (" << Shown << " most frequent of " << Ops.size() << ")";

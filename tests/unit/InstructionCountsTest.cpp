@@ -92,9 +92,9 @@ void expectPartition(const StageCounts &C) {
     Sum += F;
   EXPECT_EQ(Sum, C.Instructions);
   Count Ops;
-  for (const auto &E : C.Opcodes) {
-    Ops += E.second;
-    EXPECT_LE(E.second.InLoops, E.second.Total) << E.first().str();
+  for (const OpcodeCount &E : C.Opcodes) {
+    Ops += E.N;
+    EXPECT_LE(E.N.InLoops, E.N.Total) << E.Opcode.str();
   }
   EXPECT_EQ(Ops, C.Instructions);
   EXPECT_EQ(C.Families.size(), table().families().size());
@@ -134,7 +134,7 @@ TEST(InstructionCounts, BothSassRenderingsCountTheSame) {
     EXPECT_EQ(A.Instructions, B.Instructions);
     EXPECT_EQ(A.Families, B.Families);
     EXPECT_EQ(A.Loops, B.Loops);
-    EXPECT_EQ(A.sortedOpcodes(), B.sortedOpcodes());
+    EXPECT_EQ(A.Opcodes, B.Opcodes);
     EXPECT_EQ(sassInstructionLines(Cuobjdump), B.Instructions.Total);
   }
 }
@@ -187,9 +187,9 @@ TEST(InstructionCounts, HopperAttentionSpillsInTheLoop) {
   EXPECT_GT(family(Sass, "spill").InLoops, 100u);
   EXPECT_GT(family(Sass, "tensor").InLoops, 0u);
   uint64_t Hgmma = 0;
-  for (const auto &E : Sass.Opcodes)
-    if (E.first().starts_with("HGMMA"))
-      Hgmma += E.second.InLoops;
+  for (const OpcodeCount &E : Sass.Opcodes)
+    if (E.Opcode.starts_with("HGMMA"))
+      Hgmma += E.N.InLoops;
   EXPECT_EQ(Hgmma, family(Sass, "tensor").InLoops);
 }
 

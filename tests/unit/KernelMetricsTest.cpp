@@ -6,9 +6,9 @@
 // and not for the baseline against itself.
 //
 //===----------------------------------------------------------------------===//
-#include "gestell/Expr.h"
 #include "gestell/KernelMetrics.h"
 #include "gestell/Bundle.h"
+#include "gestell/Expr.h"
 
 #include <gtest/gtest.h>
 
@@ -92,9 +92,9 @@ TEST(KernelMetricsTest, ProviderReadsFamiliesOpcodesAndResources) {
   EXPECT_EQ(value(P, "base.ptx.sync"), Base.M.Ptx->Families[Sync].Total);
   // op("BAR.SYNC") is every BAR.SYNC variant; sum them independently.
   double BarSync = 0;
-  for (const auto &E : Head.M.Sass->Opcodes)
-    if (E.first().starts_with("BAR.SYNC"))
-      BarSync += E.second.InLoops;
+  for (const OpcodeCount &E : Head.M.Sass->Opcodes)
+    if (E.Opcode.starts_with("BAR.SYNC"))
+      BarSync += E.N.InLoops;
   EXPECT_EQ(value(P, "head.op(\"BAR.SYNC\").loop"), BarSync);
   // Barriers up in the loop, in both stages; tensor-core work unchanged.
   EXPECT_GT(value(P, "op(\"BAR.SYNC\").loop - base.op(\"BAR.SYNC\").loop"), 0);

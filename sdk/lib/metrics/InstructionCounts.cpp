@@ -1,7 +1,9 @@
 //===- InstructionCounts.cpp - Opcode and family counts of a stage --------===//
 //
-// One pass over the instructions fills the per-opcode counts; families are
-// then summed per distinct opcode, so each opcode is classified once.
+// One pass over the instructions fills the per-opcode counts (a StringMap
+// while counting); families are then summed per distinct opcode, so each
+// opcode is classified once, and the counts are kept as a sorted vector
+// whose texts are in one table for the run.
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/InstructionCounts.h"
@@ -9,10 +11,14 @@
 #include "gestell/Sass.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Allocator.h"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <mutex>
 
 using namespace llvm;
 
@@ -46,10 +52,10 @@ private:
 };
 
 template <typename FunctionT>
-void countFunction(const FunctionT &F, StageCounts &C) {
+void countFunction(const FunctionT &F, StageCounts &C, StringMap<Count> &Map) {
   ++C.Functions;
   C.Loops += F.CF.Loops.size();
-  OpcodeSlots Opcodes(C.Opcodes);
+  OpcodeSlots Opcodes(Map);
   for (uint32_t I = 0, E = F.Instructions.size(); I != E; ++I) {
     Count &Op = Opcodes[F.Instructions[I].Opcode];
     ++Op.Total;
@@ -58,43 +64,58 @@ void countFunction(const FunctionT &F, StageCounts &C) {
   }
 }
 
-void addFamilies(StageCounts &C, const FamilyTable &Table) {
+/// The run's opcode texts, each once (they outlive every module).
+StringRef internOpcode(StringRef Op) {
+  static std::mutex Lock;
+  static StringSet<BumpPtrAllocator> Table;
+  std::lock_guard<std::mutex> G(Lock);
+  return Table.insert(Op).first->getKey();
+}
+
+/// The families summed per distinct opcode, and the opcodes kept sorted.
+void finish(StageCounts &C, const StringMap<Count> &Map,
+            const FamilyTable &Table) {
   C.Families.assign(Table.families().size(), Count());
-  for (const auto &E : C.Opcodes) {
+  std::vector<OpcodeCount> Sorted;
+  Sorted.reserve(Map.size());
+  for (const auto &E : Map) {
     C.Instructions += E.second;
     unsigned F = Table.classify(C.Of, E.first());
     (F == NoFamily ? C.Other : C.Families[F]) += E.second;
+    Sorted.push_back({internOpcode(E.first()), E.second});
   }
+  llvm::sort(Sorted, [](const OpcodeCount &A, const OpcodeCount &B) {
+    return A.Opcode < B.Opcode;
+  });
+  C.Opcodes = OpcodeCounts(std::move(Sorted));
 }
 } // namespace
 
-std::vector<std::pair<StringRef, Count>> StageCounts::sortedOpcodes() const {
-  std::vector<std::pair<StringRef, Count>> Out;
-  Out.reserve(Opcodes.size());
-  for (const auto &E : Opcodes)
-    Out.push_back({E.first(), E.second});
-  llvm::sort(Out,
-             [](const auto &A, const auto &B) { return A.first < B.first; });
-  return Out;
+Count OpcodeCounts::lookup(StringRef Opcode) const {
+  auto It = llvm::partition_point(
+      Sorted, [&](const OpcodeCount &E) { return E.Opcode < Opcode; });
+  return It != Sorted.end() && It->Opcode == Opcode ? It->N : Count();
 }
 
 StageCounts countInstructions(const PtxModule &M, const FamilyTable &Table) {
   StageCounts C;
   C.Of = Isa::PTX;
+  StringMap<Count> Map;
   for (const PtxFunction &F : M.Functions)
-    countFunction(F, C);
-  addFamilies(C, Table);
+    countFunction(F, C, Map);
+  finish(C, Map, Table);
   return C;
 }
 
 StageCounts countInstructions(const SassModule &M, const FamilyTable &Table) {
   StageCounts C;
   C.Of = Isa::SASS;
+  StringMap<Count> Map;
   for (const SassFunction &F : M.Functions) {
-    countFunction(F, C);
+    countFunction(F, C, Map);
     C.NeverExecuted += F.NeverExecuted;
   }
-  addFamilies(C, Table);
+  finish(C, Map, Table);
   return C;
 }
 

@@ -44,9 +44,9 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
     S.CubinTarget = A.Arch;
     if (A.SuffixUnknown)
       S.Notes.push_back(K.path(Stage::Cubin).str() +
-                           ": the cubin's ELF flags do not say whether it is " +
-                           A.Arch + " or " + A.Arch +
-                           "a, and there is no PTX or Triton .json to tell");
+                        ": the cubin's ELF flags do not say whether it is " +
+                        A.Arch + " or " + A.Arch +
+                        "a, and there is no PTX or Triton .json to tell");
     const CubinKernel *CK = C->find(K.Name);
     if (!CK && C->Kernels.size() == 1)
       CK = &C->Kernels.front();
@@ -223,9 +223,9 @@ MetricValue KernelMetricProvider::value(const Metric &M) const {
     V = pick(C->Other, M.InLoops);
     break;
   case MetricKind::Opcode:
-    for (const auto &E : C->Opcodes)
-      if (M.matchesOpcode(E.first()))
-        V += pick(E.second, M.InLoops);
+    for (const OpcodeCount &E : C->Opcodes)
+      if (M.matchesOpcode(E.Opcode))
+        V += pick(E.N, M.InLoops);
     break;
   case MetricKind::Resource:
     break;
