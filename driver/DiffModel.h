@@ -66,10 +66,9 @@ public:
 };
 
 /// One op of a summary, where it is; diffTtgir makes the TtgirOpSite of
-/// the ops a change shows (its first line read again from the .ttgir, at
-/// Offset).
+/// the ops a change shows (its line, column and first line of text found
+/// again in the .ttgir, at Offset).
 struct TtgirSiteRef {
-  uint32_t Line = 0, Column = 0;
   uint32_t Offset = 0;                     ///< of the op's text in the .ttgir
   uint32_t Source = 0, Type = 0, Cost = 0; ///< DiffStrings, as TtgirOpSite
 };

@@ -24,6 +24,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -301,8 +302,8 @@ TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
       Drafts.emplace_back();
     }
     Drafts[Into][Tables.identity(*Op)].push_back(
-        {Op->Line, Op->Column, uint32_t(Op->Text.data() - Text.data()),
-         Tables.source(Op->Loc), Tables.type(siteType(*Op)), Tables.cost(*Op)});
+        {uint32_t(Op->Text.data() - Text.data()), Tables.source(Op->Loc),
+         Tables.type(siteType(*Op)), Tables.cost(*Op)});
   }
   flatten(S, Drafts, Tables.identities());
   return S;
@@ -327,34 +328,49 @@ std::vector<TtgirSiteRef> unmatchedSites(ArrayRef<TtgirSiteRef> A,
   return Out;
 }
 
-/// The TtgirOpSite of a summary's site: its op's first line read from the
-/// .ttgir again, trimmed and cut at 400 bytes ("" if the file can no longer
-/// be read there).
+/// A .ttgir read again for the sites a change shows, with its line starts.
+struct SiteFile {
+  std::unique_ptr<MemoryBuffer> Buffer; ///< null when it no longer reads
+  std::vector<uint32_t> LineStarts;
+};
+
+/// The TtgirOpSite of a summary's site: its line and column (as the parser
+/// counts them) and its op's first line, trimmed and cut at 400 bytes, from
+/// the .ttgir read again (0, 0 and "" if it can no longer be read there).
 TtgirOpSite siteOf(const TtgirSummary &S, const TtgirSiteRef &R,
-                   StringMap<std::unique_ptr<MemoryBuffer>> &Files) {
+                   StringMap<SiteFile> &Files) {
   TtgirOpSite Site;
   Site.File = S.File;
-  Site.Line = R.Line;
-  Site.Column = R.Column;
   Site.Source = DiffStrings::get(R.Source);
   Site.Type = DiffStrings::get(R.Type);
   Site.Cost = DiffStrings::get(R.Cost);
   auto [It, New] = Files.try_emplace(S.File);
+  SiteFile &F = It->second;
   if (New) {
     // openArtifact also reads a stage of a TritonParse trace (its label).
     if (Expected<std::unique_ptr<MemoryBuffer>> B =
-            openArtifact(S.File, Content::Text))
-      It->second = std::move(*B);
-    else
+            openArtifact(S.File, Content::Text)) {
+      F.Buffer = std::move(*B);
+      StringRef T = F.Buffer->getBuffer();
+      F.LineStarts.push_back(0);
+      for (size_t At = T.find('\n'); At != StringRef::npos;
+           At = T.find('\n', At + 1))
+        F.LineStarts.push_back(At + 1);
+    } else {
       consumeError(B.takeError());
+    }
   }
-  if (const MemoryBuffer *B = It->second.get();
-      B && R.Offset < B->getBufferSize()) {
-    StringRef Text = B->getBuffer().substr(R.Offset).split('\n').first.trim();
-    Site.Text = Text.take_front(400).str();
-    if (Text.size() > 400)
-      Site.Text += "...";
-  }
+  if (!F.Buffer || R.Offset >= F.Buffer->getBufferSize())
+    return Site;
+  auto Next = std::upper_bound(F.LineStarts.begin(), F.LineStarts.end(),
+                               R.Offset); // 1-based line
+  Site.Line = Next - F.LineStarts.begin();
+  Site.Column = R.Offset - Next[-1] + 1;
+  StringRef Text =
+      F.Buffer->getBuffer().substr(R.Offset).split('\n').first.trim();
+  Site.Text = Text.take_front(400).str();
+  if (Text.size() > 400)
+    Site.Text += "...";
   return Site;
 }
 } // namespace
@@ -381,7 +397,7 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
         return &L;
     return nullptr;
   };
-  StringMap<std::unique_ptr<MemoryBuffer>> Files;
+  StringMap<SiteFile> Files;
 
   for (const std::string &Key : Keys) {
     std::vector<const TtgirLoop *> Loops(N);
@@ -423,7 +439,7 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
         }
       }
       bool Changed = false;
-      std::set<std::pair<unsigned, unsigned>> BaseShown;
+      std::set<uint32_t> BaseShown; // by offset
       for (unsigned I = 1; I < N; ++I) {
         if (!C.Counts[I] || *C.Counts[I] == *C.Counts[0])
           continue;
@@ -444,7 +460,7 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
           if (Lost.empty())
             Lost.assign(There.begin(), There.end());
           for (const TtgirSiteRef &R : Lost)
-            if (BaseShown.insert({R.Line, R.Column}).second)
+            if (BaseShown.insert(R.Offset).second)
               C.Sites[0].push_back(siteOf(*PerState[0], R, Files));
         }
       }
