@@ -90,8 +90,9 @@ TEST(Discovery, GroupFilePathsAreNeverFollowed) {
   EXPECT_FALSE(K.has(Stage::TTGIR));
   EXPECT_FALSE(K.has(Stage::SASS));
   for (unsigned I = 0; I < NumStages; ++I) {
-    if (!K.Paths[I].empty()) {
-      EXPECT_TRUE(StringRef(K.Paths[I]).starts_with(Entry)) << K.Paths[I];
+    if (K.has(Stage(I))) {
+      EXPECT_TRUE(K.path(Stage(I)).starts_with(Entry))
+          << K.path(Stage(I)).str();
     }
   }
   sys::fs::remove_directories(Root);

@@ -212,8 +212,8 @@ TEST_F(Nvdisasm, KernelViewUsesTheCacheAndNeverTheBundle) {
   Kernel K;
   K.Name = "matmul";
   K.Dir = Bundle;
-  K.Paths[static_cast<unsigned>(Stage::Cubin)] = Bundle + "/matmul.cubin";
-  K.Paths[static_cast<unsigned>(Stage::Metadata)] = Bundle + "/matmul.json";
+  K.setPath(Stage::Cubin, Bundle + "/matmul.cubin");
+  K.setPath(Stage::Metadata, Bundle + "/matmul.json");
   std::set<std::string> Before = listing(Bundle);
 
   AnalysisOptions Opts;
@@ -235,7 +235,7 @@ TEST(KernelView, MissingSassIsMissingNotAProblemAndSaysWhy) {
   Kernel K;
   K.Name = "vadd";
   K.Dir = corpus("bundles/sm90/vadd");
-  K.Paths[static_cast<unsigned>(Stage::Cubin)] = K.Dir + "/vadd.cubin";
+  K.setPath(Stage::Cubin, K.Dir + "/vadd.cubin");
   AnalysisOptions Opts; // no nvdisasm
   Opts.NvdisasmMissing = "no nvdisasm: test";
   KernelView V(K, Opts);
@@ -276,7 +276,7 @@ TEST(KernelView, BadFileErrorKeepsItsTypeWhenReplayed) {
   Kernel K;
   K.Name = "true";
   K.Dir = std::string(Dir);
-  K.Paths[static_cast<unsigned>(Stage::Cubin)] = Cubin;
+  K.setPath(Stage::Cubin, Cubin);
   KernelView V(K, AnalysisOptions{});
   for (int Twice = 0; Twice < 2; ++Twice) {
     Expected<const CubinInfo &> C = V.cubin();

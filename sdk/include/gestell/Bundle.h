@@ -28,16 +28,16 @@ namespace gestell {
 
 /// The artifacts Triton (and our corpus tools) leave per kernel.
 enum class Stage : uint8_t {
-  Source,    ///< <name>.source (Python-level source as Triton saw it)
-  TTIR,      ///< <name>.ttir
-  TTGIR,     ///< <name>.ttgir
-  LLIR,      ///< <name>.llir
-  PTX,       ///< <name>.ptx
-  Cubin,     ///< <name>.cubin
-  Metadata,  ///< <name>.json
-  SASS,      ///< <name>.sass (nvdisasm or cuobjdump format, told by content)
-  SASSAlt,   ///< <name>.cuobjdump.sass (second SASS rendering, if any)
-  ResUsage,  ///< <name>.res-usage.txt (cuobjdump -res-usage)
+  Source,   ///< <name>.source (Python-level source as Triton saw it)
+  TTIR,     ///< <name>.ttir
+  TTGIR,    ///< <name>.ttgir
+  LLIR,     ///< <name>.llir
+  PTX,      ///< <name>.ptx
+  Cubin,    ///< <name>.cubin
+  Metadata, ///< <name>.json
+  SASS,     ///< <name>.sass (nvdisasm or cuobjdump format, told by content)
+  SASSAlt,  ///< <name>.cuobjdump.sass (second SASS rendering, if any)
+  ResUsage, ///< <name>.res-usage.txt (cuobjdump -res-usage)
 };
 inline constexpr unsigned NumStages = 10;
 
@@ -52,9 +52,9 @@ llvm::StringRef stageSuffix(Stage S);
 /// stay empty / nullopt; the raw file is not kept.
 struct KernelMetadata {
   std::string Name;
-  std::string Hash;          ///< hex, as Triton writes it (not the folder name)
-  std::string Target;        ///< spelled like Triton: "cuda:100"
-  std::string Arch;          ///< "sm100" (from "arch" when present)
+  std::string Hash;   ///< hex, as Triton writes it (not the folder name)
+  std::string Target; ///< spelled like Triton: "cuda:100"
+  std::string Arch;   ///< "sm100" (from "arch" when present)
   std::optional<int64_t> NumWarps, NumCtas, NumStages, WarpSize;
   std::optional<int64_t> Shared;   ///< dynamic shared memory, bytes
   std::optional<int64_t> TmemSize; ///< TMEM columns
@@ -86,12 +86,14 @@ struct Kernel {
   /// Folder holding the files (as given, made absolute); for a kernel of a
   /// trace, the event's label "TRACE:LINE" (gestell/Trace.h).
   std::string Dir;
-  /// "" where the stage is absent. A stage of a trace has the label
-  /// "TRACE:LINE: FILE", which openArtifact() reads; its cubin is a file.
-  std::array<std::string, NumStages> Paths;
+  /// Every stage's file (path()), one after the other: one allocation for
+  /// them all, since gestell diff keeps every kernel it reads. Set with
+  /// setPath().
+  std::string PathText;
+  std::array<std::pair<uint32_t, uint32_t>, NumStages> PathSpans{};
   /// Why a stage is absent when there is more to say than "no such file"
-  /// (a trace's cubin outside the scanned folders); "" otherwise.
-  std::array<std::string, NumStages> AbsentWhy;
+  /// (a trace's cubin outside the scanned folders), for those stages only.
+  std::vector<std::pair<Stage, std::string>> AbsentWhy;
   /// Set for a kernel read from a trace.
   std::optional<TraceEventRef> Trace;
   /// Parsed <name>.json, if usable; without one, what the .ttgir's module
@@ -104,10 +106,18 @@ struct Kernel {
   /// (DiscoveryOptions::DeferMetadata).
   bool MetadataDeferred = false;
 
-  bool has(Stage S) const { return !Paths[static_cast<unsigned>(S)].empty(); }
-  llvm::StringRef path(Stage S) const {
-    return Paths[static_cast<unsigned>(S)];
+  bool has(Stage S) const {
+    return PathSpans[static_cast<unsigned>(S)].second != 0;
   }
+  /// The stage's file; "" where the stage is absent. A stage of a trace has
+  /// the label "TRACE:LINE: FILE", which openArtifact() reads; its cubin is
+  /// a file. Valid until the next setPath().
+  llvm::StringRef path(Stage S) const {
+    auto [Offset, Size] = PathSpans[static_cast<unsigned>(S)];
+    return llvm::StringRef(PathText).substr(Offset, Size);
+  }
+  /// Makes Path the file of stage S ("": absent).
+  void setPath(Stage S, llvm::StringRef Path);
   /// AbsentWhy of S, else Default.
   std::string absentWhy(Stage S, llvm::StringRef Default) const;
   /// Stages with a file present, in Stage order, by name.

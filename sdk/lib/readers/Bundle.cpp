@@ -1,10 +1,10 @@
 //===- Bundle.cpp - Finding kernels in caches, dump dirs and folders ------===//
 #include "gestell/Bundle.h"
-#include "readers/JsonInput.h"
-#include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 #include "gestell/Input.h"
 #include "gestell/Trace.h"
+#include "readers/JsonInput.h"
+#include "readers/trace/TraceStore.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -199,7 +199,7 @@ private:
       return;
     }
     Kernel &K = kernel(Dir, C->first);
-    K.Paths[static_cast<unsigned>(C->second)] = Abs.str();
+    K.setPath(C->second, Abs);
   }
 
   void walkDir(StringRef Dir, unsigned Depth) {
@@ -259,7 +259,7 @@ private:
       if (!C)
         continue; // foreign file (launcher .so, notes, ...)
       Kernel &K = kernel(Dir, C->first);
-      K.Paths[static_cast<unsigned>(C->second)] = Path.str();
+      K.setPath(C->second, Path);
     }
     if (EC)
       Result.Problems.push_back(
@@ -287,7 +287,8 @@ private:
       Kernel &K = It->second;
       bool OnlyJson = true;
       for (unsigned I = 0; I < NumStages; ++I)
-        if (I != static_cast<unsigned>(Stage::Metadata) && !K.Paths[I].empty())
+        if (I != static_cast<unsigned>(Stage::Metadata) &&
+            K.has(static_cast<Stage>(I)))
           OnlyJson = false;
       if (OnlyJson && !looksLikeTritonMetadata(K.path(Stage::Metadata)))
         It = Kernels.erase(It);
@@ -327,7 +328,7 @@ std::optional<Stage> stageFromName(StringRef Name) {
 std::vector<StringRef> Kernel::presentStages() const {
   std::vector<StringRef> Out;
   for (unsigned I = 0; I < NumStages; ++I)
-    if (!Paths[I].empty())
+    if (has(static_cast<Stage>(I)))
       Out.push_back(stageName(static_cast<Stage>(I)));
   return Out;
 }
@@ -501,8 +502,25 @@ std::string DiscoveryProblem::where() const {
 }
 
 std::string Kernel::absentWhy(Stage S, StringRef Default) const {
-  const std::string &Why = AbsentWhy[static_cast<unsigned>(S)];
-  return Why.empty() ? Default.str() : Why;
+  for (const auto &[Of, Why] : AbsentWhy)
+    if (Of == S && !Why.empty())
+      return Why;
+  return Default.str();
+}
+
+void Kernel::setPath(Stage S, StringRef Path) {
+  // The text again without S's old path: no dead bytes stay behind.
+  std::string Text;
+  std::array<std::pair<uint32_t, uint32_t>, NumStages> Spans{};
+  for (unsigned I = 0; I < NumStages; ++I) {
+    StringRef P = I == static_cast<unsigned>(S) ? Path : path(Stage(I));
+    if (P.empty())
+      continue;
+    Spans[I] = {uint32_t(Text.size()), uint32_t(P.size())};
+    Text += P;
+  }
+  PathText = std::move(Text);
+  PathSpans = Spans;
 }
 
 void loadKernelMetadata(Kernel &K) {

@@ -144,11 +144,10 @@ std::optional<Kernel> kernelOfEvent(TraceEvent &E, StringRef Trace,
       continue;
     }
     // Two files of one stage: the kernel's own (<name>.<stage>) wins.
-    std::string &P = K.Paths[static_cast<unsigned>(*St)];
-    if (P.empty() || F.Name == K.Name + stageSuffix(*St).str())
-      P = traceLabel(Trace, Line, F.Name);
+    if (!K.has(*St) || F.Name == K.Name + stageSuffix(*St).str())
+      K.setPath(*St, traceLabel(Trace, Line, F.Name));
   }
-  if (none_of(K.Paths, [](const std::string &P) { return !P.empty(); })) {
+  if (K.presentStages().empty()) {
     Problems.push_back(
         {Trace.str(),
          "compilation event of '" + K.Name + "' holds no stage gestell reads" +
@@ -161,9 +160,9 @@ std::optional<Kernel> kernelOfEvent(TraceEvent &E, StringRef Trace,
   std::string Why;
   std::string Cubin = resolveCubin(E.CubinPath, T, Why);
   if (!Cubin.empty())
-    K.Paths[static_cast<unsigned>(Stage::Cubin)] = Cubin;
+    K.setPath(Stage::Cubin, Cubin);
   else
-    K.AbsentWhy[static_cast<unsigned>(Stage::Cubin)] = Why;
+    K.AbsentWhy.push_back({Stage::Cubin, Why});
   if (E.Meta)
     K.Meta = std::move(E.Meta);
   else
