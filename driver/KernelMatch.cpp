@@ -174,40 +174,98 @@ void pair(Matching &M, unsigned B, unsigned H, MatchHow How) {
   M.HeadHow[H] = How;
 }
 
+/// Kernels of one side whose keys are identical in every part (constexprs
+/// too): they are as far from any kernel of the other side, so distances
+/// are counted per class, not per pair of kernels (N copies of an autotune
+/// sweep are N-fold classes).
+struct KeyClass {
+  unsigned Rep;                     ///< a member, for its key
+  SmallVector<unsigned, 2> Members; ///< ascending
+};
+
+std::vector<KeyClass> classesOf(ArrayRef<MatchKey> Keys,
+                                ArrayRef<unsigned> Of) {
+  auto Tie = [&](unsigned I) {
+    const MatchKey &K = Keys[I];
+    return std::tie(K.Target, K.NumWarps, K.NumStages, K.Signature, K.Tiles,
+                    K.Constants);
+  };
+  auto Less = [&](unsigned A, unsigned B) { return Tie(A) < Tie(B); };
+  std::map<unsigned, unsigned, decltype(Less)> ClassOf(Less);
+  std::vector<KeyClass> Out;
+  for (unsigned I : Of) {
+    auto [It, New] = ClassOf.try_emplace(I, Out.size());
+    if (New)
+      Out.push_back({I, {}});
+    Out[It->second].Members.push_back(I);
+  }
+  return Out;
+}
+
+/// The members of the classes Picked, ascending.
+std::vector<unsigned> membersOf(ArrayRef<KeyClass> Classes,
+                                ArrayRef<unsigned> Picked) {
+  std::vector<unsigned> Out;
+  for (unsigned C : Picked)
+    Out.insert(Out.end(), Classes[C].Members.begin(), Classes[C].Members.end());
+  llvm::sort(Out);
+  return Out;
+}
+
 /// The kernels of one name without a match, paired level by level of
 /// distance (the number of differing key parts): at each level a kernel
 /// whose only undecided partner at that distance has it as its only one is
 /// paired; kernels with several there (a tie) are decided as ambiguous,
-/// with those as candidates.
+/// with those as candidates. Worked on classes of identical keys, so time
+/// and memory go with the distinct keys, not with the kernels squared.
 void pairLeftovers(Matching &M, ArrayRef<MatchKey> Base,
                    ArrayRef<MatchKey> Head, ArrayRef<unsigned> Bs,
                    ArrayRef<unsigned> Hs) {
-  std::map<size_t, std::vector<std::pair<unsigned, unsigned>>> Levels;
-  for (unsigned B : Bs)
-    for (unsigned H : Hs)
-      Levels[keyDifferences(Base[B], Head[H]).size()].push_back({B, H});
-  std::set<unsigned> DoneB, DoneH;
-  for (auto &[Distance, Pairs] : Levels) {
-    std::map<unsigned, std::vector<unsigned>> AtB, AtH;
-    for (auto [B, H] : Pairs)
-      if (!DoneB.count(B) && !DoneH.count(H)) {
-        AtB[B].push_back(H);
-        AtH[H].push_back(B);
-      }
-    for (auto &[B, Partners] : AtB)
-      if (Partners.size() == 1 && AtH[Partners[0]].size() == 1)
-        pair(M, B, Partners[0], MatchHow::Closest);
+  std::vector<KeyClass> CB = classesOf(Base, Bs), CH = classesOf(Head, Hs);
+  // Distances between classes, and the levels they make.
+  std::vector<std::vector<uint8_t>> Dist(CB.size(),
+                                         std::vector<uint8_t>(CH.size()));
+  std::set<uint8_t> Levels;
+  for (size_t B = 0; B < CB.size(); ++B)
+    for (size_t H = 0; H < CH.size(); ++H)
+      Levels.insert(
+          Dist[B][H] =
+              uint8_t(keyDifferences(Base[CB[B].Rep], Head[CH[H].Rep]).size()));
+  std::vector<bool> DoneB(CB.size()), DoneH(CH.size());
+  for (uint8_t Distance : Levels) {
+    std::vector<std::vector<unsigned>> AtB(CB.size()), AtH(CH.size());
+    for (size_t B = 0; B < CB.size(); ++B)
+      for (size_t H = 0; H < CH.size(); ++H)
+        if (!DoneB[B] && !DoneH[H] && Dist[B][H] == Distance) {
+          AtB[B].push_back(H);
+          AtH[H].push_back(B);
+        }
+    // Unique both ways: one kernel on each side, nothing else at this
+    // distance.
+    auto alone = [](const KeyClass &C) { return C.Members.size() == 1; };
+    for (size_t B = 0; B < CB.size(); ++B)
+      if (AtB[B].size() == 1 && alone(CB[B]) && AtH[AtB[B][0]].size() == 1 &&
+          alone(CH[AtB[B][0]]))
+        pair(M, CB[B].Members[0], CH[AtB[B][0]].Members[0], MatchHow::Closest);
     // The rest of this level is tied: ambiguous, never guessed. (At
     // distance 0 their candidates are already the compatible kernels.)
-    for (auto &[B, Partners] : AtB) {
-      DoneB.insert(B);
-      if (!M.BaseMatch[B] && Distance)
-        M.BaseCandidates[B] = Partners;
+    for (size_t B = 0; B < CB.size(); ++B) {
+      if (AtB[B].empty())
+        continue;
+      DoneB[B] = true;
+      if (Distance)
+        for (unsigned K : CB[B].Members)
+          if (!M.BaseMatch[K])
+            M.BaseCandidates[K] = membersOf(CH, AtB[B]);
     }
-    for (auto &[H, Partners] : AtH) {
-      DoneH.insert(H);
-      if (!M.HeadMatch[H] && Distance)
-        M.HeadCandidates[H] = Partners;
+    for (size_t H = 0; H < CH.size(); ++H) {
+      if (AtH[H].empty())
+        continue;
+      DoneH[H] = true;
+      if (Distance)
+        for (unsigned K : CH[H].Members)
+          if (!M.HeadMatch[K])
+            M.HeadCandidates[K] = membersOf(CB, AtH[H]);
     }
   }
 }
@@ -251,8 +309,7 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
   }
   if (!Opts.PairLeftovers)
     return M;
-  StringMap<std::pair<SmallVector<unsigned, 4>, SmallVector<unsigned, 4>>>
-      Left;
+  StringMap<std::pair<SmallVector<unsigned, 4>, SmallVector<unsigned, 4>>> Left;
   for (unsigned B = 0; B < Base.size(); ++B)
     if (!M.BaseMatch[B])
       Left[Base[B].Name].first.push_back(B);
