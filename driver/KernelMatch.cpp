@@ -282,22 +282,28 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
   for (auto [B, H] : Opts.Forced)
     pair(M, B, H, MatchHow::Explicit);
   // Names decide first: index the base by name so a large cache is not
-  // compared all against all.
-  StringMap<SmallVector<unsigned, 4>> ByName;
+  // compared all against all; within a name, by classes of identical keys
+  // (copies of one build are compared once).
+  StringMap<std::vector<unsigned>> ByName;
   for (unsigned B = 0; B < Base.size(); ++B)
     if (!M.BaseMatch[B])
       ByName[Base[B].Name].push_back(B);
+  StringMap<std::vector<KeyClass>> ClassesByName;
+  for (auto &E : ByName)
+    ClassesByName[E.first()] = classesOf(Base, E.second);
   for (unsigned H = 0; H < Head.size(); ++H) {
     if (M.HeadMatch[H])
       continue;
-    auto It = ByName.find(Head[H].Name);
-    if (It == ByName.end())
+    auto It = ClassesByName.find(Head[H].Name);
+    if (It == ClassesByName.end())
       continue;
-    for (unsigned B : It->second)
-      if (Base[B].compatible(Head[H])) {
-        M.HeadCandidates[H].push_back(B);
-        M.BaseCandidates[B].push_back(H);
-      }
+    for (const KeyClass &C : It->second)
+      if (Base[C.Rep].compatible(Head[H]))
+        for (unsigned B : C.Members) {
+          M.HeadCandidates[H].push_back(B);
+          M.BaseCandidates[B].push_back(H);
+        }
+    llvm::sort(M.HeadCandidates[H]);
   }
   for (unsigned H = 0; H < Head.size(); ++H) {
     if (M.HeadMatch[H] || M.HeadCandidates[H].size() != 1)
