@@ -174,8 +174,7 @@ public:
     return It == Costs.end() ? 0 : It->second;
   }
   uint32_t source(const Location *L) {
-    while (L && L->K == Location::Kind::Alias && L->Target)
-      L = L->Target; // ops on one line share the alias's definition
+    L = aliasTarget(L); // ops on one line share the alias's definition
     auto [It, New] = Sources.try_emplace(L, 0);
     if (New)
       It->second = DiffStrings::intern(userSource(L));

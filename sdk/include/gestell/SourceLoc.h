@@ -67,6 +67,12 @@ struct SourceStack {
   bool unknown() const { return Frames.empty(); }
 };
 
+/// L's definition: alias nodes (#locN) followed to what they name; null for
+/// an undefined alias or a cycle of aliases (hostile input), as for unknown.
+/// Ops that share an alias share its definition, so it keys a cache of
+/// resolved locations.
+const Location *aliasTarget(const Location *L);
+
 /// Flattens L (null = unknown). Unknown parts of a call site are skipped, so
 /// callsite(unknown at "f.py":3:4) resolves to the single frame f.py:3:4. A
 /// fused location resolves to its first known part.

@@ -7,9 +7,8 @@ using namespace llvm;
 
 namespace gestell {
 
-namespace {
-/// Follows alias nodes to their definitions (bounded: a cycle is unknown).
-const Location *deref(const Location *L) {
+const Location *aliasTarget(const Location *L) {
+  // Bounded: a cycle is unknown.
   for (int Hops = 0; L && L->K == Location::Kind::Alias; ++Hops) {
     if (Hops > 64)
       return nullptr;
@@ -18,8 +17,10 @@ const Location *deref(const Location *L) {
   return L;
 }
 
+namespace {
+
 void flatten(const Location *L, StringRef Name, SourceStack &S, int Depth) {
-  L = deref(L);
+  L = aliasTarget(L);
   if (!L || Depth > 256)
     return;
   switch (L->K) {

@@ -71,10 +71,7 @@ const Operation *loopHolding(const TtgirModule &Ttgir,
   DenseMap<const Location *, std::optional<PyLine>> ByLoc;
   DenseMap<const Operation *, std::set<PyLine>> Bodies;
   for (const Operation *Op : Ttgir.ops()) {
-    const Location *L = Op->Loc;
-    while (L && L->K == Location::Kind::Alias && L->Target)
-      L = L->Target;
-    auto [It, New] = ByLoc.try_emplace(L);
+    auto [It, New] = ByLoc.try_emplace(aliasTarget(Op->Loc));
     if (New)
       if (std::optional<DiagLoc> D = pythonSource(Ttgir, *Op);
           D && Lines.count({D->File, D->Line}))
