@@ -249,24 +249,25 @@ void pairLeftovers(Matching &M, ArrayRef<MatchKey> Base,
         pair(M, CB[B].Members[0], CH[AtB[B][0]].Members[0], MatchHow::Closest);
     // The rest of this level is tied: ambiguous, never guessed. (At
     // distance 0 their candidates are already the compatible kernels.)
-    for (size_t B = 0; B < CB.size(); ++B) {
-      if (AtB[B].empty())
-        continue;
-      DoneB[B] = true;
-      if (Distance)
-        for (unsigned K : CB[B].Members)
-          if (!M.BaseMatch[K])
-            M.BaseCandidates[K] = membersOf(CH, AtB[B]);
-    }
-    for (size_t H = 0; H < CH.size(); ++H) {
-      if (AtH[H].empty())
-        continue;
-      DoneH[H] = true;
-      if (Distance)
-        for (unsigned K : CH[H].Members)
-          if (!M.HeadMatch[K])
-            M.HeadCandidates[K] = membersOf(CB, AtH[H]);
-    }
+    // One side at a time: its classes, what each has at this level, the
+    // other side's classes.
+    auto decide = [&](ArrayRef<KeyClass> Own,
+                      ArrayRef<std::vector<unsigned>> At,
+                      std::vector<bool> &Done, ArrayRef<KeyClass> Other,
+                      ArrayRef<std::optional<unsigned>> Match,
+                      std::vector<std::vector<unsigned>> &Candidates) {
+      for (size_t C = 0; C < Own.size(); ++C) {
+        if (At[C].empty())
+          continue;
+        Done[C] = true;
+        if (Distance)
+          for (unsigned K : Own[C].Members)
+            if (!Match[K])
+              Candidates[K] = membersOf(Other, At[C]);
+      }
+    };
+    decide(CB, AtB, DoneB, CH, M.BaseMatch, M.BaseCandidates);
+    decide(CH, AtH, DoneH, CB, M.HeadMatch, M.HeadCandidates);
   }
 }
 } // namespace
