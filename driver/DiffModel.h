@@ -59,18 +59,28 @@ struct TtgirOpGroup {
 /// names, layouts), each kept once for the run and named by a number: a
 /// summary holds numbers, so it stays small however many kernels are read.
 /// Thread-safe. 0 is "".
+/// What a site says besides where it is: its source frame, type and cost
+/// (DiffStrings numbers, as TtgirOpSite).
+struct TtgirSiteInfo {
+  uint32_t Source = 0, Type = 0, Cost = 0;
+};
+
 class DiffStrings {
 public:
   static uint32_t intern(llvm::StringRef S);
   static std::string get(uint32_t Id);
+  /// A site's information, kept once for the run like a string (ops of one
+  /// line share it): 0 is all "".
+  static uint32_t intern(const TtgirSiteInfo &I);
+  static TtgirSiteInfo site(uint32_t Id);
 };
 
 /// One op of a summary, where it is; diffTtgir makes the TtgirOpSite of
 /// the ops a change shows (its line, column and first line of text found
 /// again in the .ttgir, at Offset).
 struct TtgirSiteRef {
-  uint32_t Offset = 0;                     ///< of the op's text in the .ttgir
-  uint32_t Source = 0, Type = 0, Cost = 0; ///< DiffStrings, as TtgirOpSite
+  uint32_t Offset = 0; ///< of the op's text in the .ttgir
+  uint32_t Info = 0;   ///< DiffStrings::site
 };
 
 /// An op group of a summary: its identity and layouts (DiffStrings numbers,

@@ -116,6 +116,9 @@ struct StringTable {
   std::mutex Lock;
   StringMap<uint32_t> Ids;
   std::vector<StringRef> Texts{StringRef()};
+  using SiteKey = std::tuple<uint32_t, uint32_t, uint32_t>;
+  DenseMap<SiteKey, uint32_t> SiteIds{{SiteKey(0, 0, 0), 0}};
+  std::vector<TtgirSiteInfo> Sites{TtgirSiteInfo()};
 };
 StringTable &strings() {
   static StringTable T;
@@ -140,6 +143,22 @@ std::string DiffStrings::get(uint32_t Id) {
   StringTable &T = strings();
   std::lock_guard<std::mutex> G(T.Lock);
   return T.Texts[Id].str();
+}
+
+uint32_t DiffStrings::intern(const TtgirSiteInfo &I) {
+  StringTable &T = strings();
+  std::lock_guard<std::mutex> G(T.Lock);
+  auto [It, New] = T.SiteIds.try_emplace({I.Source, I.Type, I.Cost},
+                                         uint32_t(T.Sites.size()));
+  if (New)
+    T.Sites.push_back(I);
+  return It->second;
+}
+
+TtgirSiteInfo DiffStrings::site(uint32_t Id) {
+  StringTable &T = strings();
+  std::lock_guard<std::mutex> G(T.Lock);
+  return T.Sites[Id];
 }
 
 const TtgirGroupSummary *TtgirSummary::find(const TtgirLoop &L,
@@ -201,10 +220,10 @@ public:
     if (NewText) {
       Identity I{std::move(Key), 0};
       if (SrcA && DstA)
-        I.Layouts = DiffStrings::intern(shortLayoutName(*SrcA) + " -> " +
-                                        shortLayoutName(*DstA));
+        I.Layouts = DiffStrings::intern(shortName(SrcA) + " -> " +
+                                        shortName(DstA));
       else if (SrcA)
-        I.Layouts = DiffStrings::intern(shortLayoutName(*SrcA));
+        I.Layouts = DiffStrings::intern(shortName(SrcA));
       Identities.push_back(std::move(I));
     }
     return It->second = TIt->second;
@@ -212,6 +231,12 @@ public:
   const std::vector<Identity> &identities() const { return Identities; }
 
 private:
+  const std::string &shortName(const Attribute *A) {
+    auto [It, New] = Short.try_emplace(A);
+    if (New)
+      It->second = shortLayoutName(*A);
+    return It->second;
+  }
   const std::string &canonical(const Attribute *A) {
     static const std::string None;
     if (!A)
@@ -226,8 +251,8 @@ private:
   std::map<std::pair<unsigned, unsigned>, uint32_t> Costs; ///< by position
   DenseMap<const Location *, uint32_t> Sources;
   DenseMap<const Type *, uint32_t> Types;
-  DenseMap<const Attribute *, std::string> Canonical;
-  std::map<std::tuple<StringRef, const Attribute *, const Attribute *>,
+  DenseMap<const Attribute *, std::string> Canonical, Short;
+  DenseMap<std::tuple<StringRef, const Attribute *, const Attribute *>,
            unsigned>
       ByParts;
   StringMap<unsigned> ByText;
@@ -301,8 +326,10 @@ TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
       Drafts.emplace_back();
     }
     Drafts[Into][Tables.identity(*Op)].push_back(
-        {uint32_t(Op->Text.data() - Text.data()), Tables.source(Op->Loc),
-         Tables.type(siteType(*Op)), Tables.cost(*Op)});
+        {uint32_t(Op->Text.data() - Text.data()),
+         DiffStrings::intern(TtgirSiteInfo{Tables.source(Op->Loc),
+                                           Tables.type(siteType(*Op)),
+                                           Tables.cost(*Op)})});
   }
   flatten(S, Drafts, Tables.identities());
   return S;
@@ -313,12 +340,16 @@ namespace {
 /// in A's order.
 std::vector<TtgirSiteRef> unmatchedSites(ArrayRef<TtgirSiteRef> A,
                                          ArrayRef<TtgirSiteRef> B) {
+  auto sourceAndType = [](const TtgirSiteRef &S) {
+    TtgirSiteInfo I = DiffStrings::site(S.Info);
+    return std::pair(I.Source, I.Type);
+  };
   std::multiset<std::pair<uint32_t, uint32_t>> Other;
   for (const TtgirSiteRef &S : B)
-    Other.insert({S.Source, S.Type});
+    Other.insert(sourceAndType(S));
   std::vector<TtgirSiteRef> Out;
   for (const TtgirSiteRef &S : A) {
-    auto It = Other.find({S.Source, S.Type});
+    auto It = Other.find(sourceAndType(S));
     if (It != Other.end())
       Other.erase(It);
     else
@@ -340,9 +371,10 @@ TtgirOpSite siteOf(const TtgirSummary &S, const TtgirSiteRef &R,
                    StringMap<SiteFile> &Files) {
   TtgirOpSite Site;
   Site.File = S.File;
-  Site.Source = DiffStrings::get(R.Source);
-  Site.Type = DiffStrings::get(R.Type);
-  Site.Cost = DiffStrings::get(R.Cost);
+  TtgirSiteInfo I = DiffStrings::site(R.Info);
+  Site.Source = DiffStrings::get(I.Source);
+  Site.Type = DiffStrings::get(I.Type);
+  Site.Cost = DiffStrings::get(I.Cost);
   auto [It, New] = Files.try_emplace(S.File);
   SiteFile &F = It->second;
   if (New) {

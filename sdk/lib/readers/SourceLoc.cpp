@@ -1,7 +1,7 @@
 //===- SourceLoc.cpp - Flattening MLIR debug locations --------------------===//
 #include "gestell/SourceLoc.h"
 
-#include "llvm/ADT/Twine.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
 
@@ -97,7 +97,12 @@ std::optional<SourceFrame> userFrame(const SourceStack &S,
 std::string formatFrame(const SourceFrame &F) {
   if (F.File.empty())
     return "unknown";
-  return (Twine(F.File) + ":" + Twine(F.Line) + ":" + Twine(F.Column)).str();
+  std::string S = F.File;
+  S += ':';
+  S += utostr(F.Line);
+  S += ':';
+  S += utostr(F.Column);
+  return S;
 }
 
 } // namespace gestell
