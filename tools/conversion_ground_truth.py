@@ -22,6 +22,15 @@ Two steps (issue 3, "Ground truth from the compiler"):
    bar.sync / shfl.sync in the conversion kernel minus the control kernel,
    classifies (`shared` if any shared-memory access, else `shuffle` if any
    shfl.sync, else `registers`) and writes `ground_truth.json`.
+
+   A row of an AMD kernel (`"target": "hip:gfx942"`) is lowered with
+   `GPUTarget("hip", ARCH, 64)` instead and read from its `<id>/cvt.amdgcn`:
+   `ds_write`/`ds_read` (LDS) make it `shared`, else `ds_bpermute`,
+   `ds_swizzle`, `v_permlane` or a DPP move make it `shuffle`
+   (AMDGCN_KEYS).
+
+   extract --merge adds the rows of another folder (the AMD caches of
+   tests/corpus) to an existing rows.json instead of rewriting it.
 """
 import argparse
 import concurrent.futures as cf
@@ -38,6 +47,34 @@ sys.path.insert(0, HERE)
 from ptx_counts import count_ptx  # noqa: E402
 
 COUNT_KEYS = ["st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync", "shfl.sync"]
+# AMDGCN families: name -> regex over one instruction line of the .amdgcn.
+AMDGCN_PATTERNS = {
+    "ds_write": r"^\s*ds_(?:write|store)\w*",
+    "ds_read": r"^\s*ds_(?:read|load)\w*",
+    "s_barrier": r"^\s*s_barrier\b",
+    "ds_bpermute": r"^\s*ds_(?:bpermute|permute|swizzle)\w*",
+    "v_permlane": r"^\s*v_permlane\w*",
+    "dpp": r"^\s*v_\w+_dpp\b|\b(?:quad_perm|row_shr|row_ror|row_bcast|row_mirror):",
+}
+AMDGCN_KEYS = list(AMDGCN_PATTERNS)
+
+
+def is_hip(target):
+    return target.startswith("hip:")
+
+
+def count_amdgcn(text):
+    """Counts of AMDGCN_PATTERNS over the instruction lines of an .amdgcn."""
+    pats = {k: re.compile(v) for k, v in AMDGCN_PATTERNS.items()}
+    out = {k: 0 for k in AMDGCN_KEYS}
+    for line in text.splitlines():
+        code = line.split(";", 1)[0]
+        if not code.strip() or code.lstrip().startswith((".", "//")):
+            continue
+        for k, pat in pats.items():
+            if pat.search(code):
+                out[k] += 1
+    return out
 
 _ALIAS = re.compile(r"^(#[A-Za-z_][\w]*)\s*=\s*(.*\S)\s*$")
 _CVT = re.compile(r"ttg\.convert_layout\s+%[\w.$-]+\s*:\s*tensor<([0-9x]+)x(\w+),\s*(.+?)>\s*->\s*"
@@ -136,7 +173,8 @@ def row_id(r):
     key = json.dumps([r[k] for k in ("target", "num_warps", "threads_per_warp", "num_ctas",
                                      "shape", "dtype", "src", "dst")])
     h = hashlib.sha1(key.encode()).hexdigest()[:8]
-    return "sm%s-w%d-%s%s-%s" % (arch, r["num_warps"], "x".join(map(str, r["shape"])), r["dtype"], h)
+    prefix = arch if is_hip(r["target"]) else "sm" + arch
+    return "%s-w%d-%s%s-%s" % (prefix, r["num_warps"], "x".join(map(str, r["shape"])), r["dtype"], h)
 
 
 def layout_ops(alias, var, shape, ptr_ty, base):
@@ -222,6 +260,10 @@ def make_module(r, convert):
 def cmd_extract(args):
     corpus = os.path.abspath(args.corpus)
     found = {}
+    if args.merge:
+        for r in json.load(open(os.path.join(args.out, "rows.json"))):
+            found[r["id"]] = r
+        kept = set(found)
     for dp, dn, fn in sorted(os.walk(corpus)):
         dn.sort()
         for f in sorted(fn):
@@ -235,6 +277,24 @@ def cmd_extract(args):
                     found[rid] = dict(id=rid, origin="corpus", **r, occurrences=[])
                 found[rid]["occurrences"].append(rel)
     n_corpus = sum(len(r["occurrences"]) for r in found.values())
+    if args.merge:
+        rows = list(found.values())
+        for r in rows:
+            if r["id"] in kept:
+                continue
+            r["source_kernel"] = sorted(r["occurrences"])[0]
+            d = os.path.join(args.out, r["id"])
+            os.makedirs(d, exist_ok=True)
+            open(os.path.join(d, "cvt.ttgir"), "w").write(make_module(r, True))
+            open(os.path.join(d, "control.ttgir"), "w").write(make_module(r, False))
+            r["ttgir"] = f"{r['id']}/cvt.ttgir"
+        # The rows that were there keep their order; the new ones follow.
+        new = sorted((r for r in rows if r["id"] not in kept),
+                     key=lambda r: (r["target"], r["num_warps"], r["id"]))
+        rows = [r for r in rows if r["id"] in kept] + new
+        json.dump(rows, open(os.path.join(args.out, "rows.json"), "w"), indent=1)
+        print(f"{len(rows) - len(kept)} rows added, {len(rows)} in all")
+        return 0
     for mod, shape, dtype, src, dst, note in FIXTURE_ROWS:
         r = dict(mod, shape=shape, dtype=dtype, src=src, dst=dst)
         rid = row_id(r)
@@ -259,28 +319,42 @@ def cmd_extract(args):
           f"({sum(r['origin'] == 'fixture' for r in rows)} from fixtures only)")
 
 
-def compile_one(ttgir, arch, dest):
-    """Runs in a child process: lower one TTGIR module, write its PTX."""
+def compile_one(ttgir, target, dest):
+    """Runs in a child process: lower one TTGIR module for target ("cuda:90",
+    "hip:gfx942"), write its PTX (or AMDGCN)."""
     import triton
     from triton.backends.compiler import GPUTarget
-    k = triton.compile(ttgir, target=GPUTarget("cuda", arch, 32))
-    open(dest, "w").write(k.asm["ptx"])
+    backend, arch = target.split(":")
+    if backend == "hip":
+        k = triton.compile(ttgir, target=GPUTarget("hip", arch, 64))
+        open(dest, "w").write(k.asm["amdgcn"])
+    else:
+        k = triton.compile(ttgir, target=GPUTarget("cuda", int(arch), 32))
+        open(dest, "w").write(k.asm["ptx"])
 
 
-def _child(ttgir, arch, dest, log):
-    cmd = [sys.executable, os.path.abspath(__file__), "compile-one", ttgir, str(arch), dest]
+def _child(ttgir, target, dest, log):
+    cmd = [sys.executable, os.path.abspath(__file__), "compile-one", ttgir, target, dest]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     with open(log, "w") as f:
         f.write(r.stdout + r.stderr)
     return r.returncode
 
 
-def counts_of(ptx_path):
-    c = count_ptx(open(ptx_path).read())["total"]
+def counts_of(path):
+    if path.endswith(".amdgcn"):
+        return count_amdgcn(open(path).read())
+    c = count_ptx(open(path).read())["total"]
     return {k: c[k] for k in COUNT_KEYS}
 
 
 def classify(delta):
+    if "ds_write" in delta:
+        if delta["ds_write"] > 0 or delta["ds_read"] > 0:
+            return "shared"
+        if any(delta[k] > 0 for k in ("ds_bpermute", "v_permlane", "dpp")):
+            return "shuffle"
+        return "registers"
     if any(delta[k] > 0 for k in ("st.shared", "ld.shared", "stmatrix", "ldmatrix")):
         return "shared"
     if delta["shfl.sync"] > 0:
@@ -299,7 +373,7 @@ def cmd_compile(args):
     jobs = {}
     with cf.ThreadPoolExecutor(args.jobs) as pool:
         for r in rows:
-            arch = int(r["target"].split(":")[1])
+            ext = "amdgcn" if is_hip(r["target"]) else "ptx"
             d = os.path.join(base, r["id"])
             stable = os.path.join(STABLE_DIR, r["id"])
             os.makedirs(stable, exist_ok=True)
@@ -308,7 +382,8 @@ def cmd_compile(args):
                 with open(src, "w") as f:
                     f.write(open(os.path.join(d, f"{which}.ttgir")).read())
                 jobs[(r["id"], which)] = pool.submit(
-                    _child, src, arch, os.path.join(d, f"{which}.ptx"), os.path.join(d, f"{which}.log"))
+                    _child, src, r["target"], os.path.join(d, f"{which}.{ext}"),
+                    os.path.join(d, f"{which}.log"))
     out, failed = [], []
     for r in rows:
         d = os.path.join(base, r["id"])
@@ -318,26 +393,29 @@ def cmd_compile(args):
             print("FAIL", r["id"], rc, open(os.path.join(d, "cvt.log")).read()[-2000:],
                   open(os.path.join(d, "control.log")).read()[-1000:], flush=True)
             continue
-        cvt = counts_of(os.path.join(d, "cvt.ptx"))
-        ctl = counts_of(os.path.join(d, "control.ptx"))
-        delta = {k: cvt[k] - ctl[k] for k in COUNT_KEYS}
+        ext = "amdgcn" if is_hip(r["target"]) else "ptx"
+        cvt = counts_of(os.path.join(d, f"cvt.{ext}"))
+        ctl = counts_of(os.path.join(d, f"control.{ext}"))
+        delta = {k: cvt[k] - ctl[k] for k in cvt}
         row = {k: r[k] for k in ("id", "target", "num_warps", "threads_per_warp", "num_ctas",
                                  "shape", "dtype", "src", "dst")}
-        row.update(cost=classify(delta), ptx=f"{r['id']}/cvt.ptx", ptx_counts=delta,
-                   control_ptx_counts=ctl, ttgir=r["ttgir"], source_kernel=r["source_kernel"],
-                   origin=r["origin"], occurrences=r["occurrences"])
+        row.update({"cost": classify(delta), ext: f"{r['id']}/cvt.{ext}", f"{ext}_counts": delta,
+                    f"control_{ext}_counts": ctl, "ttgir": r["ttgir"],
+                    "source_kernel": r["source_kernel"], "origin": r["origin"],
+                    "occurrences": r["occurrences"]})
         if r.get("fixtures"):
             row["fixtures"] = r["fixtures"]
-        if row["cost"] == "shared" and delta["bar.sync"] <= 0:
-            row["note"] = "shared-memory traffic without an extra bar.sync"
+        barrier = "s_barrier" if ext == "amdgcn" else "bar.sync"
+        if row["cost"] == "shared" and delta[barrier] <= 0:
+            row["note"] = "shared-memory traffic without an extra " + barrier
         out.append(row)
-        os.remove(os.path.join(d, "control.ptx"))
+        os.remove(os.path.join(d, f"control.{ext}"))
         for w in ("cvt", "control"):
             os.remove(os.path.join(d, f"{w}.log"))
     json.dump(out, open(os.path.join(base, "ground_truth.json"), "w"), indent=1)
     print(f"{len(out)} rows classified, {len(failed)} failed: {failed}")
     for row in out:
-        print(row["cost"], row["id"], row["ptx_counts"], flush=True)
+        print(row["cost"], row["id"], row.get("ptx_counts", row.get("amdgcn_counts")), flush=True)
     return 1 if failed else 0
 
 
@@ -347,12 +425,14 @@ def main():
     e = sub.add_parser("extract")
     e.add_argument("--corpus", required=True)
     e.add_argument("--out", required=True)
+    e.add_argument("--merge", action="store_true",
+                   help="add the rows found to OUT/rows.json instead of rewriting it")
     c = sub.add_parser("compile")
     c.add_argument("--dir", required=True)
     c.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) - 2))
     o = sub.add_parser("compile-one")
     o.add_argument("ttgir")
-    o.add_argument("arch", type=int)
+    o.add_argument("target", help='"cuda:90", "hip:gfx942"')
     o.add_argument("dest")
     a = ap.parse_args()
     if a.cmd == "extract":
@@ -360,7 +440,7 @@ def main():
     if a.cmd == "compile":
         return cmd_compile(a)
     try:
-        compile_one(a.ttgir, a.arch, a.dest)
+        compile_one(a.ttgir, a.target, a.dest)
     except Exception:
         traceback.print_exc()
         return 1

@@ -243,9 +243,10 @@ constexpr StringRef KnownOps[] = {
     "ttng.warp_group_dot_wait",
 };
 
-constexpr StringRef OpenDialects[] = {"amdgpu", "gluon", "gpu",  "llvm",
-                                      "nvgpu",  "nvvm",  "nvws", "rocdl",
-                                      "tti",    "ttag",  "ub"};
+/// amdg: Triton's AMD backend (amdg.buffer_load, amdg.in_thread_transpose).
+constexpr StringRef OpenDialects[] = {"amdg",  "amdgpu", "gluon", "gpu",
+                                      "llvm",  "nvgpu",  "nvvm",  "nvws",
+                                      "rocdl", "tti",    "ttag",  "ub"};
 } // namespace
 
 ArrayRef<StringRef> knownTtgirOps() {

@@ -76,12 +76,19 @@ TEST(ConversionGroundTruth, EveryRowAgreesWithTheCompiler) {
   std::vector<Row> Rows = rows();
   ASSERT_GE(Rows.size(), 40u);
   std::map<std::string, int> ByCost;
+  std::vector<std::string> Unmodelled;
   for (const Row &R : Rows) {
     SCOPED_TRACE(R.Id);
     Expected<Layout> S = parseLayoutText(R.Src);
     ASSERT_TRUE(bool(S)) << toString(S.takeError());
     Expected<Layout> D = parseLayoutText(R.Dst);
     ASSERT_TRUE(bool(D)) << toString(D.takeError());
+    if (S->K == Layout::Kind::Other || D->K == Layout::Kind::Other) {
+      // A layout the algebra does not model gets no cost (and no finding).
+      EXPECT_FALSE(bool(analyzeConversion(*S, *D, R.Shape)));
+      Unmodelled.push_back(R.Id);
+      continue;
+    }
     Expected<ConversionAnalysis> A = analyzeConversion(*S, *D, R.Shape);
     ASSERT_TRUE(bool(A)) << toString(A.takeError());
     EXPECT_EQ(costName(A->Cost), R.Cost)
@@ -89,6 +96,11 @@ TEST(ConversionGroundTruth, EveryRowAgreesWithTheCompiler) {
         << R.Shape.back() << " (" << R.NumWarps << " warps)";
     ++ByCost[R.Cost];
   }
+  // Only AMD's MFMA layouts (gfx950 attn_fwd: #mma -> #linear, 16
+  // v_permlane, and #mma -> its dot_op, registers) are not modelled.
+  EXPECT_EQ(Unmodelled,
+            (std::vector<std::string>{"gfx950-w4-128x128bf16-986bb497",
+                                      "gfx950-w4-128x64bf16-57060cb9"}));
   // All three classes are exercised.
   EXPECT_GT(ByCost["registers"], 0);
   EXPECT_GT(ByCost["shuffle"], 0);
@@ -117,10 +129,9 @@ TEST(ConversionGroundTruth, CorpusConversionsAreRowsAndAgree) {
     ASSERT_TRUE(S && D);
     Table[Key(R.Target, R.NumWarps, R.Shape, R.Dtype, *S, *D)] = R.Cost;
   }
-  unsigned Seen = 0;
+  unsigned Seen = 0, Unmodelled = 0;
   std::error_code EC;
-  for (sys::fs::recursive_directory_iterator
-           It(Twine(GESTELL_TEST_CORPUS), EC),
+  for (sys::fs::recursive_directory_iterator It(Twine(GESTELL_TEST_CORPUS), EC),
        End;
        It != End && !EC; It.increment(EC)) {
     if (!StringRef(It->path()).ends_with(".ttgir"))
@@ -136,6 +147,13 @@ TEST(ConversionGroundTruth, CorpusConversionsAreRowsAndAgree) {
       Expected<Layout> S = parseLayout(*ST->Encoding, **M);
       Expected<Layout> D = parseLayout(*DT->Encoding, **M);
       ASSERT_TRUE(S && D);
+      if (S->K == Layout::Kind::Other || D->K == Layout::Kind::Other) {
+        // Not modelled (AMD's MFMA): EveryRowAgreesWithTheCompiler holds
+        // their rows, and the algebra gives them no cost.
+        EXPECT_FALSE(bool(analyzeConversion(*S, *D, ST->Shape)));
+        ++Unmodelled;
+        continue;
+      }
       auto Found = Table.find(Key((*M)->target(), (*M)->numWarps(), ST->Shape,
                                   ST->elementName(), *S, *D));
       ASSERT_NE(Found, Table.end()) << "no ground-truth row";
@@ -145,5 +163,7 @@ TEST(ConversionGroundTruth, CorpusConversionsAreRowsAndAgree) {
       ++Seen;
     }
   }
-  EXPECT_GE(Seen, 70u); // 78 conversion ops in tests/corpus
+  EXPECT_GE(Seen, 70u); // 85 of the 88 conversion ops in tests/corpus
+  // gfx950 attn_fwd: two ops #mma -> its dot_op (one row), one #mma -> #linear
+  EXPECT_EQ(Unmodelled, 3u);
 }

@@ -357,6 +357,26 @@ TEST(Layout, CanonicalTextIsAliasFree) {
   Expected<LinearLayout> NoLL = toLinearLayout(Amd, {32, 32});
   ASSERT_FALSE(bool(NoLL));
   EXPECT_EQ(toString(NoLL.takeError()), "no linear layout for ttg.amd_mfma");
+  // So are the slices and operands of one (Triton's AMD backend slices
+  // #mma for every row and column index), while a slice of a shared
+  // layout is still an error.
+  const char *Mfma = "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], "
+                     "instrShape = [32, 32, 8], isTransposed = true}>";
+  EXPECT_EQ(
+      layout(("#ttg.slice<{dim = 1, parent = " + Twine(Mfma) + "}>").str()).K,
+      Layout::Kind::Other);
+  EXPECT_EQ(layout(("#ttg.dot_op<{opIdx = 1, parent = " + Twine(Mfma) +
+                    ", kWidth = 4}>")
+                       .str())
+                .K,
+            Layout::Kind::Other);
+  Expected<Layout> SharedSlice = parseLayoutText(
+      "#ttg.slice<{dim = 0, parent = #ttg.swizzled_shared<{"
+      "vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>}>");
+  ASSERT_FALSE(bool(SharedSlice));
+  EXPECT_NE(toString(SharedSlice.takeError())
+                .find("parent must be a distributed layout"),
+            std::string::npos);
 }
 
 TEST(Layout, BadLayoutsAreInputErrorsWithLine) {

@@ -687,6 +687,15 @@ Error readSlice(Reader &R, Layout &L) {
   Expected<Layout> PL = readParent(R);
   if (!PL)
     return PL.takeError();
+  // A slice of a layout we do not model (AMD's MFMA and WMMA, a future
+  // one) is not modelled either, as readDotOperand does: Triton's AMD
+  // backend slices #ttg.amd_mfma for every row and column index.
+  if (PL->K == Layout::Kind::Other) {
+    Layout Unknown;
+    Unknown.Name = std::move(L.Name);
+    L = std::move(Unknown);
+    return Error::success();
+  }
   if (!PL->isDistributed())
     return R.fail("parent must be a distributed layout");
   if (L.Dim >= PL->rank())
