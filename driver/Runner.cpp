@@ -216,13 +216,31 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
   CheckInput In{View, Base};
   std::optional<std::string> NoSass =
       K.has(Stage::Cubin) ? sassUnavailable(K, Analysis) : std::nullopt;
+  auto readsSass = [](const RegisteredCheck *C) {
+    return is_contained(C->Info.Stages, Stage::SASS);
+  };
+  // SASS nvdisasm is to make: made before the checks that need it, since an
+  // nvdisasm older than the cubin leaves the kernel without SASS as having
+  // none would (those checks skip it; the run says why once).
+  bool SassGone = false;
+  if (!NoSass && K.has(Stage::Cubin) && !K.has(Stage::SASS) &&
+      !K.has(Stage::SASSAlt) && any_of(Job.Config->enabled(), readsSass))
+    if (Expected<const SassModule &> S = View.sass(); !S)
+      handleAllErrors(
+          S.takeError(),
+          [&](const MissingStage &M) {
+            NoSass = M.Reason;
+            SassGone = true;
+          },
+          [](const ErrorInfoBase &) {}); // the view reports it once
 
   std::vector<Diagnostic> Found;
   std::vector<std::pair<std::string, std::string>> Failures; // check, why
   for (const RegisteredCheck *C : Job.Config->enabled()) {
-    if (!all_of(C->Info.Stages,
+    if ((SassGone && readsSass(C)) ||
+        !all_of(C->Info.Stages,
                 [&](Stage S) { return stageAvailable(K, S, Analysis); })) {
-      if (NoSass && is_contained(C->Info.Stages, Stage::SASS))
+      if (NoSass && readsSass(C))
         Out.SkippedForSass = *NoSass;
       continue;
     }

@@ -99,7 +99,8 @@ std::optional<std::string> sassUnavailable(const Kernel &K,
 /// the cubin's bytes>.sass, made with `Nvdisasm -c -gi CubinPath` when absent
 /// (written to a temporary file and renamed, so a reader never sees half a
 /// file). The nvdisasm id is a hash of its path, size and time, so a new
-/// nvdisasm makes new files. Returns the path of the .sass.
+/// nvdisasm makes new files. Returns the path of the .sass, or MissingStage
+/// when nvdisasm cannot decode the cubin's architecture (it is older).
 llvm::Expected<std::string> disassembleCubin(llvm::StringRef CubinPath,
                                              llvm::StringRef Nvdisasm,
                                              llvm::StringRef CacheDir);

@@ -132,7 +132,9 @@ Expected<const SassModule &> KernelView::sass() {
       Expected<std::string> Made =
           disassembleCubin(K.path(Stage::Cubin), Opts.Nvdisasm, Opts.CacheDir);
       if (!Made)
-        return Made.takeError();
+        return handleErrors(Made.takeError(), [&](const MissingStage &M) {
+          return missing(Stage::SASS, M.Reason); // named for this kernel
+        });
       Path = std::move(*Made);
     }
     SassPath = Path;

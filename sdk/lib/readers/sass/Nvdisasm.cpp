@@ -223,6 +223,18 @@ Expected<std::string> disassembleCubin(StringRef CubinPath, StringRef Nvdisasm,
                           /*SecondsToWait=*/300, /*MemoryLimit=*/0, &ErrMsg);
   if (RC != 0) {
     std::string Why = firstLine(ErrTmp);
+    // An nvdisasm older than the cubin's architecture (Triton 3.6 ships
+    // CUDA 12.8's, which compiles sm_103a and sm_121a but cannot decode
+    // them) leaves the kernel without SASS, like having no nvdisasm: the
+    // checks that read SASS skip it and the run says why, once.
+    if (size_t At = Why.find("Cannot decode architecture");
+        RC > 0 && At != std::string::npos)
+      return make_error<MissingStage>(
+          Stage::SASS, "",
+          ("no .sass file beside the cubin, and nvdisasm (" + Nvdisasm +
+           ") c" + Why.substr(At + 1) +
+           ": a newer CUDA's nvdisasm can (--nvdisasm=PATH)")
+              .str());
     if (Why.empty())
       Why = RC < 0 ? ErrMsg : "exit status " + std::to_string(RC);
     return inputError(CubinPath, "nvdisasm (" + Nvdisasm + ") failed: " + Why);
