@@ -237,9 +237,10 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
   std::vector<Diagnostic> Found;
   std::vector<std::pair<std::string, std::string>> Failures; // check, why
   for (const RegisteredCheck *C : Job.Config->enabled()) {
-    if ((SassGone && readsSass(C)) ||
-        !all_of(C->Info.Stages,
-                [&](Stage S) { return stageAvailable(K, S, Analysis); })) {
+    bool Ready = all_of(C->Info.Stages, [&](Stage S) {
+      return stageAvailable(K, S, Analysis);
+    });
+    if (!Ready || (SassGone && readsSass(C))) {
       if (NoSass && readsSass(C))
         Out.SkippedForSass = *NoSass;
       continue;
