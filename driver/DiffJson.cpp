@@ -15,9 +15,9 @@ namespace gestell::driver {
 
 namespace {
 
-template <typename T>
-void optionalArray(json::OStream &J, StringRef Key,
-                   const std::vector<std::optional<T>> &Values) {
+/// Values: a range of std::optional (one per state).
+template <typename RangeT>
+void optionalArray(json::OStream &J, StringRef Key, const RangeT &Values) {
   J.attributeArray(Key, [&] {
     for (const auto &V : Values)
       V ? J.value(*V) : J.value(nullptr);

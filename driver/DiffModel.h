@@ -23,6 +23,7 @@
 #include "gestell/Families.h"
 #include "gestell/KernelMetrics.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -150,7 +151,8 @@ struct StateSummary {
 struct CountRow {
   std::string Name; ///< family id, or full opcode
   Isa Stage = Isa::PTX;
-  std::vector<std::optional<Count>> Values;
+  /// Inline for two states (a diff of two builds): a row allocates nothing.
+  llvm::SmallVector<std::optional<Count>, 2> Values;
   /// Largest |delta| against the base, loop or total, over the states.
   uint64_t MaxMove = 0;
   bool changed() const { return MaxMove != 0; }
@@ -175,7 +177,7 @@ struct TtgirChange {
 
 struct ResourceRow {
   std::string Name; ///< "registers", "stack", "local", "shared_static", ...
-  std::vector<std::optional<uint64_t>> Values;
+  llvm::SmallVector<std::optional<uint64_t>, 2> Values;
   bool changed() const;
 };
 

@@ -161,6 +161,7 @@ void compareCounts(KernelDiff &D, const FamilyTable &Families,
                       [&](const KernelInState &K) { return countsOf(K, I); });
     if (!Any)
       continue;
+    D.Families.reserve(D.Families.size() + Families.families().size() + 2);
     auto addRow = [&](StringRef Name, auto Get) {
       CountRow R;
       R.Name = Name.str();
