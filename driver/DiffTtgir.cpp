@@ -16,7 +16,6 @@
 #include "gestell/Input.h"
 #include "gestell/Layout.h"
 #include "gestell/SourceLoc.h"
-#include "gestell/TtgirReport.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -182,15 +181,24 @@ struct Identity {
 /// them), so most lookups are by pointer.
 class SummaryTables {
 public:
-  explicit SummaryTables(const TtgirModule &M) : M(M) {
-    for (const ConversionReport &C : reportTtgir(M).Conversions)
-      if (C.Cost)
-        Costs[{C.Line, C.Column}] = DiffStrings::intern(*C.Cost);
-  }
+  explicit SummaryTables(const TtgirModule &M) : M(M) {}
 
-  uint32_t cost(const Operation &Op) const {
-    auto It = Costs.find({Op.Line, Op.Column});
-    return It == Costs.end() ? 0 : It->second;
+  /// A ttg.convert_layout's cost class ("shared"), as reportTtgir gives it:
+  /// none when a layout does not parse or the algebra cannot answer.
+  uint32_t cost(const Operation &Op) {
+    if (Op.Name != "ttg.convert_layout")
+      return 0;
+    const Type *S = Op.operandType(0), *D = Op.resultType();
+    const Layout *SL = S ? parsed(S->Encoding) : nullptr;
+    const Layout *DL = SL && D ? parsed(D->Encoding) : nullptr;
+    if (!DL)
+      return 0;
+    Expected<ConversionAnalysis> A = analyzeConversion(*SL, *DL, S->Shape);
+    if (!A) {
+      consumeError(A.takeError());
+      return 0;
+    }
+    return DiffStrings::intern(costName(A->Cost));
   }
   uint32_t source(const Location *L) {
     L = aliasTarget(L); // ops on one line share the alias's definition
@@ -237,18 +245,38 @@ private:
       It->second = shortLayoutName(*A);
     return It->second;
   }
+  /// A's layout, parsed once for the module; null when it does not parse.
+  const Layout *parsed(const Attribute *A) {
+    if (!A)
+      return nullptr;
+    auto [It, New] = Layouts.try_emplace(A);
+    if (New) {
+      if (Expected<Layout> L = parseLayout(*A, M))
+        It->second = std::make_unique<Layout>(std::move(*L));
+      else
+        consumeError(L.takeError());
+    }
+    return It->second.get();
+  }
+  /// canonicalLayoutText(), from the parsed layout.
   const std::string &canonical(const Attribute *A) {
     static const std::string None;
     if (!A)
       return None;
     auto It = Canonical.find(A);
-    if (It == Canonical.end())
-      It = Canonical.try_emplace(A, canonicalLayoutText(*A, M)).first;
+    if (It == Canonical.end()) {
+      const Layout *L = parsed(A);
+      It = Canonical
+               .try_emplace(A, L && L->K != Layout::Kind::Other
+                                   ? L->canonicalText()
+                                   : A->str())
+               .first;
+    }
     return It->second;
   }
 
   const TtgirModule &M;
-  std::map<std::pair<unsigned, unsigned>, uint32_t> Costs; ///< by position
+  DenseMap<const Attribute *, std::unique_ptr<Layout>> Layouts;
   DenseMap<const Location *, uint32_t> Sources;
   DenseMap<const Type *, uint32_t> Types;
   DenseMap<const Attribute *, std::string> Canonical, Short;
