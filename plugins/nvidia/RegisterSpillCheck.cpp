@@ -6,6 +6,8 @@
 #include "gestell/utils/Locate.h"
 #include "gestell/utils/OptionalStages.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <set>
 
 using namespace llvm;
@@ -215,7 +217,7 @@ Error RegisterSpillCheck::check(CheckInput &In) {
           Text,  frameNote(*CK, K, Split, Text)};
 
   if (!Sass)
-    reportWithoutSass(F);
+    reportWithoutSass(F, Cubin->Syscalls);
   else if (S->InLoops >= MinLoopSpills && S->FirstInLoop != NoIndex)
     reportInLoop(In, F, *Sass, *SF, *S);
   else
@@ -223,7 +225,26 @@ Error RegisterSpillCheck::check(CheckInput &In) {
   return Error::success();
 }
 
-void RegisterSpillCheck::reportWithoutSass(const Frame &F) {
+void RegisterSpillCheck::reportWithoutSass(const Frame &F,
+                                           ArrayRef<std::string> Syscalls) {
+  // A syscall's arguments take stack too (sm_120's TMA copies): only the
+  // SASS (its LDL) tells them from spills.
+  if (!Syscalls.empty()) {
+    auto D = diag(F.CubinLoc,
+                  "kernel '" + F.K.Name + "' has a " + F.Text +
+                      ", spills or the arguments of the syscalls it makes, "
+                      "and no SASS to tell which",
+                  Level::Remark);
+    D.note(registersNote(F.CK, F.K) + ", " + F.Text);
+    D.note(F.CubinLoc, "the cubin calls " + join(Syscalls, ", ") +
+                           ", whose arguments ptxas keeps in the stack frame");
+    D.hint("ptxas register allocation",
+           "give gestell an nvdisasm that decodes this cubin (--nvdisasm, "
+           "PATH or the triton package): a frame the kernel never loads "
+           "back (no LDL) holds no spill");
+    D.context("stack-without-sass");
+    return;
+  }
   auto D = diag(F.CubinLoc,
                 "kernel '" + F.K.Name + "' has a " + F.Text +
                     (F.Split.PtxKnown ? ", " + std::to_string(F.Split.Spilled) +

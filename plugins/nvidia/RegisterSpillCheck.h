@@ -27,7 +27,7 @@ private:
   /// .cpp), and the spill instructions of its SASS function.
   struct Frame;
   struct Spills;
-  void reportWithoutSass(const Frame &F);
+  void reportWithoutSass(const Frame &F, llvm::ArrayRef<std::string> Syscalls);
   void reportInLoop(CheckInput &In, const Frame &F, const SassModule &Sass,
                     const SassFunction &SF, const Spills &S);
   void reportBelowThreshold(const Frame &F, const SassModule &Sass,

@@ -158,6 +158,23 @@ TEST(Cubin, CacheCubinsWithoutResUsageRead) {
   EXPECT_GE(N, 3u);
 }
 
+TEST(Cubin, SyscallsItCalls) {
+  // sm_120's ptxas issues tma_matmul's TMA copies through a syscall (an
+  // undefined FUNC symbol); the sm_90a vadd calls none.
+  SmallString<256> P(GESTELL_TEST_CORPUS);
+  sys::path::append(P, "realworld/device/sm120-tma-syscall/triton-cache",
+                    "MMGOFEL7MCLZURQ733ORGCRRG5WZEFGRBWUIUARE4XFYDLIXG76A",
+                    "tma_matmul.cubin");
+  Expected<CubinInfo> Tma = readCubin(P);
+  ASSERT_TRUE(static_cast<bool>(Tma)) << toString(Tma.takeError());
+  EXPECT_EQ(Tma->Syscalls,
+            std::vector<std::string>{
+                "__cuda_syscall_cp_async_bulk_tensor_2d_tile_unicast"});
+  Expected<CubinInfo> Vadd = readCubin(corpus("bundles/sm90/vadd/vadd.cubin"));
+  ASSERT_TRUE(static_cast<bool>(Vadd)) << toString(Vadd.takeError());
+  EXPECT_TRUE(Vadd->Syscalls.empty());
+}
+
 TEST(Cubin, ElfThatIsNotACubin) {
   std::string Path = tempFile(readAll("/bin/true"));
   ASSERT_FALSE(readAll("/bin/true").empty());

@@ -70,6 +70,10 @@ struct CubinInfo {
   /// Common CONSTANT[n], in section order.
   llvm::SmallVector<ConstantBank, 1> CommonConstants;
   std::vector<CubinKernel> Kernels; ///< in section order
+  /// The syscalls the code calls (undefined FUNC symbols
+  /// `__cuda_syscall_*`, sorted): sm_120's ptxas issues TMA copies through
+  /// `__cuda_syscall_cp_async_bulk_tensor_*`, whose arguments take stack.
+  std::vector<std::string> Syscalls;
 
   /// "sm_100a", "sm_80", or "" when unknown.
   std::string targetName() const;

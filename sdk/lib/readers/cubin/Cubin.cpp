@@ -235,9 +235,13 @@ Error CubinReader::readSymbols(ELF64LEFile::Elf_Shdr_Range Sections) {
         return malformed(Path, Name.takeError());
       Funcs[Index] = FuncSym{*Name, Sym.st_shndx, Sym.st_other};
       FuncsInSection[Sym.st_shndx].push_back(Index);
+      if (Sym.st_shndx == ELF::SHN_UNDEF && Name->starts_with("__cuda_syscall"))
+        Info.Syscalls.push_back(Name->str());
     }
     ++Index;
   }
+  llvm::sort(Info.Syscalls);
+  Info.Syscalls.erase(llvm::unique(Info.Syscalls), Info.Syscalls.end());
   return Error::success();
 }
 
