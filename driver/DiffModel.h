@@ -32,6 +32,10 @@
 #include <string>
 #include <vector>
 
+namespace gestell {
+class ModuleConversions;
+}
+
 namespace gestell::driver {
 
 //===-- What one kernel's TTGIR holds, for diffing -----------------------===//
@@ -56,16 +60,16 @@ struct TtgirOpGroup {
   std::string Src, Dst; ///< canonical layout texts ("" where none)
 };
 
-/// The strings TTGIR summaries share (source frames, types, costs, op
-/// names, layouts), each kept once for the run and named by a number: a
-/// summary holds numbers, so it stays small however many kernels are read.
-/// Thread-safe. 0 is "".
 /// What a site says besides where it is: its source frame, type and cost
 /// (DiffStrings numbers, as TtgirOpSite).
 struct TtgirSiteInfo {
   uint32_t Source = 0, Type = 0, Cost = 0;
 };
 
+/// The strings TTGIR summaries share (source frames, types, costs, op
+/// names, layouts), each kept once for the run and named by a number: a
+/// summary holds numbers, so it stays small however many kernels are read.
+/// Thread-safe. 0 is "".
 class DiffStrings {
 public:
   static uint32_t intern(llvm::StringRef S);
@@ -293,8 +297,9 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
 void fillSourceLines(DiffReport &R, const PathMap &Paths,
                      const ReadScope &Scope);
 
-/// Reads one kernel's TTGIR summary (DiffTtgir.cpp).
-TtgirSummary summarizeTtgir(const TtgirModule &M, llvm::StringRef File);
+/// One kernel's TTGIR summary (DiffTtgir.cpp), from its conversions (a
+/// KernelView's, which the checks then share, or made for the module).
+TtgirSummary summarizeTtgir(ModuleConversions &Convs, llvm::StringRef File);
 
 /// The TTGIR ops that differ between Base and each later state.
 std::vector<TtgirChange>

@@ -11,6 +11,7 @@
 #include "DiffLint.h"
 
 #include "gestell/KernelView.h"
+#include "gestell/utils/ModuleConversions.h"
 
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -42,7 +43,8 @@ TtgirAhead readTtgirAhead(const Kernel &K) {
     return A;
   }
   A.Key = matchKeyOf(K, M->get());
-  A.Ttgir = summarizeTtgir(**M, K.path(Stage::TTGIR));
+  ModuleConversions Convs(**M);
+  A.Ttgir = summarizeTtgir(Convs, K.path(Stage::TTGIR));
   return A;
 }
 
@@ -70,8 +72,13 @@ KernelSummary summarize(KernelView &V, const FamilyTable &Families,
       S.Metrics.Problems.push_back(toString(T.takeError()));
   }
   S.Key = matchKeyOf(K, M);
-  if (M)
-    S.Ttgir = summarizeTtgir(*M, K.path(Stage::TTGIR));
+  if (M) {
+    // The view's conversions: the checks that run next share them.
+    if (Expected<ModuleConversions &> Convs = V.conversions())
+      S.Ttgir = summarizeTtgir(*Convs, K.path(Stage::TTGIR));
+    else
+      consumeError(Convs.takeError()); // its TTGIR read: never here
+  }
   return S;
 }
 

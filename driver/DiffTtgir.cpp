@@ -16,6 +16,7 @@
 #include "gestell/Input.h"
 #include "gestell/Layout.h"
 #include "gestell/SourceLoc.h"
+#include "gestell/utils/ModuleConversions.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -181,24 +182,14 @@ struct Identity {
 /// them), so most lookups are by pointer.
 class SummaryTables {
 public:
-  explicit SummaryTables(const TtgirModule &M) : M(M) {}
+  explicit SummaryTables(ModuleConversions &Convs)
+      : M(Convs.module()), Convs(Convs) {}
 
-  /// A ttg.convert_layout's cost class ("shared"), as reportTtgir gives it:
-  /// none when a layout does not parse or the algebra cannot answer.
-  uint32_t cost(const Operation &Op) {
-    if (Op.Name != "ttg.convert_layout")
-      return 0;
-    const Type *S = Op.operandType(0), *D = Op.resultType();
-    const Layout *SL = S ? parsed(S->Encoding) : nullptr;
-    const Layout *DL = SL && D ? parsed(D->Encoding) : nullptr;
-    if (!DL)
-      return 0;
-    Expected<ConversionAnalysis> A = analyzeConversion(*SL, *DL, S->Shape);
-    if (!A) {
-      consumeError(A.takeError());
-      return 0;
-    }
-    return DiffStrings::intern(costName(A->Cost));
+  /// A ttg.convert_layout's cost class ("shared"); none when a layout is
+  /// not modelled or the algebra cannot answer.
+  uint32_t cost(const Operation &Op) const {
+    const Conversion *C = Convs.of(&Op);
+    return C && C->Cost ? DiffStrings::intern(costName(C->Cost->Cost)) : 0;
   }
   uint32_t source(const Location *L) {
     L = aliasTarget(L); // ops on one line share the alias's definition
@@ -228,8 +219,8 @@ public:
     if (NewText) {
       Identity I{std::move(Key), 0};
       if (SrcA && DstA)
-        I.Layouts = DiffStrings::intern(shortName(SrcA) + " -> " +
-                                        shortName(DstA));
+        I.Layouts =
+            DiffStrings::intern(shortName(SrcA) + " -> " + shortName(DstA));
       else if (SrcA)
         I.Layouts = DiffStrings::intern(shortName(SrcA));
       Identities.push_back(std::move(I));
@@ -245,38 +236,21 @@ private:
       It->second = shortLayoutName(*A);
     return It->second;
   }
-  /// A's layout, parsed once for the module; null when it does not parse.
-  const Layout *parsed(const Attribute *A) {
-    if (!A)
-      return nullptr;
-    auto [It, New] = Layouts.try_emplace(A);
-    if (New) {
-      if (Expected<Layout> L = parseLayout(*A, M))
-        It->second = std::make_unique<Layout>(std::move(*L));
-      else
-        consumeError(L.takeError());
-    }
-    return It->second.get();
-  }
-  /// canonicalLayoutText(), from the parsed layout.
+  /// canonicalLayoutText(), from the layout the conversions parsed.
   const std::string &canonical(const Attribute *A) {
     static const std::string None;
     if (!A)
       return None;
     auto It = Canonical.find(A);
     if (It == Canonical.end()) {
-      const Layout *L = parsed(A);
-      It = Canonical
-               .try_emplace(A, L && L->K != Layout::Kind::Other
-                                   ? L->canonicalText()
-                                   : A->str())
-               .first;
+      const Layout *L = Convs.layout(A); // null: not modelled, or invalid
+      It = Canonical.try_emplace(A, L ? L->canonicalText() : A->str()).first;
     }
     return It->second;
   }
 
   const TtgirModule &M;
-  DenseMap<const Attribute *, std::unique_ptr<Layout>> Layouts;
+  ModuleConversions &Convs;
   DenseMap<const Location *, uint32_t> Sources;
   DenseMap<const Type *, uint32_t> Types;
   DenseMap<const Attribute *, std::string> Canonical, Short;
@@ -332,10 +306,11 @@ void flatten(TtgirSummary &S, const LoopDrafts &Drafts,
 }
 } // namespace
 
-TtgirSummary summarizeTtgir(const TtgirModule &M, StringRef File) {
+TtgirSummary summarizeTtgir(ModuleConversions &Convs, StringRef File) {
+  const TtgirModule &M = Convs.module();
   TtgirSummary S;
   S.File = File.str();
-  SummaryTables Tables(M);
+  SummaryTables Tables(Convs);
   DenseMap<const Operation *, unsigned> LoopIndex;
   StringMap<unsigned> KeyUses;
   unsigned Unlocated = 0;
