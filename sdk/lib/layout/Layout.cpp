@@ -656,6 +656,17 @@ Expected<Layout> readParent(Reader &R) {
   return parseLayout(*P, R.M);
 }
 
+/// Makes L, a slice or dot_op of a layout we do not model (AMD's MFMA and
+/// WMMA, a future one), a layout we do not model either: kept by name like
+/// its parent, never printed as a slice or dot_op that lost its parent's
+/// fields. Triton's AMD backend slices #ttg.amd_mfma for every row and
+/// column index.
+void keepUnmodelled(Layout &L) {
+  Layout Unknown;
+  Unknown.Name = std::move(L.Name);
+  L = std::move(Unknown);
+}
+
 Error readBlocked(Reader &R, Layout &L) {
   if (Error E = R.intArray("sizePerThread", L.SizePerThread))
     return E;
@@ -687,13 +698,8 @@ Error readSlice(Reader &R, Layout &L) {
   Expected<Layout> PL = readParent(R);
   if (!PL)
     return PL.takeError();
-  // A slice of a layout we do not model (AMD's MFMA and WMMA, a future
-  // one) is not modelled either, as readDotOperand does: Triton's AMD
-  // backend slices #ttg.amd_mfma for every row and column index.
   if (PL->K == Layout::Kind::Other) {
-    Layout Unknown;
-    Unknown.Name = std::move(L.Name);
-    L = std::move(Unknown);
+    keepUnmodelled(L);
     return Error::success();
   }
   if (!PL->isDistributed())
@@ -714,13 +720,8 @@ Error readDotOperand(Reader &R, Layout &L) {
   Expected<Layout> PL = readParent(R);
   if (!PL)
     return PL.takeError();
-  // The operand of an MMA we do not model (AMD's MFMA and WMMA, a future
-  // one) is an operand layout we do not model either: kept by name like
-  // its parent, never printed as a dot_op that lost its parent's fields.
   if (PL->K == Layout::Kind::Other) {
-    Layout Unknown;
-    Unknown.Name = std::move(L.Name);
-    L = std::move(Unknown);
+    keepUnmodelled(L);
     return Error::success();
   }
   L.Parent = std::make_shared<Layout>(std::move(*PL));

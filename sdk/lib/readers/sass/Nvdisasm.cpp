@@ -227,12 +227,12 @@ Expected<std::string> disassembleCubin(StringRef CubinPath, StringRef Nvdisasm,
     // CUDA 12.8's, which compiles sm_103a and sm_121a but cannot decode
     // them) leaves the kernel without SASS, like having no nvdisasm: the
     // checks that read SASS skip it and the run says why, once.
-    if (size_t At = Why.find("Cannot decode architecture");
-        RC > 0 && At != std::string::npos)
+    StringRef Said = "Cannot decode architecture";
+    if (size_t At = Why.find(Said); RC > 0 && At != std::string::npos)
       return make_error<MissingStage>(
           Stage::SASS, "",
           ("no .sass file beside the cubin, and nvdisasm (" + Nvdisasm +
-           ") c" + Why.substr(At + 1) +
+           ") cannot decode architecture" + Why.substr(At + Said.size()) +
            ": a newer CUDA's nvdisasm can (--nvdisasm=PATH)")
               .str());
     if (Why.empty())
