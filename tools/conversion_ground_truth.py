@@ -63,6 +63,11 @@ def is_hip(target):
     return target.startswith("hip:")
 
 
+def asm_ext(target):
+    """What a row's kernel is read from: "ptx", or "amdgcn" for an AMD target."""
+    return "amdgcn" if is_hip(target) else "ptx"
+
+
 def count_amdgcn(text):
     """Counts of AMDGCN_PATTERNS over the instruction lines of an .amdgcn."""
     pats = {k: re.compile(v) for k, v in AMDGCN_PATTERNS.items()}
@@ -257,6 +262,18 @@ def make_module(r, convert):
     return "\n".join(head + body + ["}"]) + "\n"
 
 
+def finish_row(r, out):
+    """Names the row's source kernel (a bundle rather than a cache folder)
+    and writes its minimal modules, <id>/cvt.ttgir and <id>/control.ttgir."""
+    occ = sorted(r["occurrences"], key=lambda p: ("/bundles/" not in p, p))
+    r["source_kernel"] = occ[0] if occ else "tests/fixtures (%s)" % r["fixtures"][0]
+    d = os.path.join(out, r["id"])
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "cvt.ttgir"), "w").write(make_module(r, True))
+    open(os.path.join(d, "control.ttgir"), "w").write(make_module(r, False))
+    r["ttgir"] = f"{r['id']}/cvt.ttgir"
+
+
 def cmd_extract(args):
     corpus = os.path.abspath(args.corpus)
     found = {}
@@ -280,14 +297,8 @@ def cmd_extract(args):
     if args.merge:
         rows = list(found.values())
         for r in rows:
-            if r["id"] in kept:
-                continue
-            r["source_kernel"] = sorted(r["occurrences"])[0]
-            d = os.path.join(args.out, r["id"])
-            os.makedirs(d, exist_ok=True)
-            open(os.path.join(d, "cvt.ttgir"), "w").write(make_module(r, True))
-            open(os.path.join(d, "control.ttgir"), "w").write(make_module(r, False))
-            r["ttgir"] = f"{r['id']}/cvt.ttgir"
+            if r["id"] not in kept:
+                finish_row(r, args.out)
         # The rows that were there keep their order; the new ones follow.
         new = sorted((r for r in rows if r["id"] not in kept),
                      key=lambda r: (r["target"], r["num_warps"], r["id"]))
@@ -303,15 +314,8 @@ def cmd_extract(args):
         else:
             found[rid] = dict(id=rid, origin="fixture", **r, occurrences=[], fixtures=[note])
     rows = []
-    for rid, r in found.items():
-        # Prefer a bundle over a cache folder as the named source kernel.
-        occ = sorted(r["occurrences"], key=lambda p: ("/bundles/" not in p, p))
-        r["source_kernel"] = occ[0] if occ else "tests/fixtures (%s)" % r["fixtures"][0]
-        d = os.path.join(args.out, rid)
-        os.makedirs(d, exist_ok=True)
-        open(os.path.join(d, "cvt.ttgir"), "w").write(make_module(r, True))
-        open(os.path.join(d, "control.ttgir"), "w").write(make_module(r, False))
-        r["ttgir"] = f"{rid}/cvt.ttgir"
+    for r in found.values():
+        finish_row(r, args.out)
         rows.append(r)
     rows.sort(key=lambda r: (r["origin"], r["target"], r["num_warps"], r["id"]))
     json.dump(rows, open(os.path.join(args.out, "rows.json"), "w"), indent=1)
@@ -373,7 +377,7 @@ def cmd_compile(args):
     jobs = {}
     with cf.ThreadPoolExecutor(args.jobs) as pool:
         for r in rows:
-            ext = "amdgcn" if is_hip(r["target"]) else "ptx"
+            ext = asm_ext(r["target"])
             d = os.path.join(base, r["id"])
             stable = os.path.join(STABLE_DIR, r["id"])
             os.makedirs(stable, exist_ok=True)
@@ -393,7 +397,7 @@ def cmd_compile(args):
             print("FAIL", r["id"], rc, open(os.path.join(d, "cvt.log")).read()[-2000:],
                   open(os.path.join(d, "control.log")).read()[-1000:], flush=True)
             continue
-        ext = "amdgcn" if is_hip(r["target"]) else "ptx"
+        ext = asm_ext(r["target"])
         cvt = counts_of(os.path.join(d, f"cvt.{ext}"))
         ctl = counts_of(os.path.join(d, f"control.{ext}"))
         delta = {k: cvt[k] - ctl[k] for k in cvt}
@@ -415,7 +419,7 @@ def cmd_compile(args):
     json.dump(out, open(os.path.join(base, "ground_truth.json"), "w"), indent=1)
     print(f"{len(out)} rows classified, {len(failed)} failed: {failed}")
     for row in out:
-        print(row["cost"], row["id"], row.get("ptx_counts", row.get("amdgcn_counts")), flush=True)
+        print(row["cost"], row["id"], row[f"{asm_ext(row['target'])}_counts"], flush=True)
     return 1 if failed else 0
 
 
