@@ -257,6 +257,34 @@ void writeFindings(raw_ostream &OS, const DiffReport &R,
   }
 }
 
+/// The stages a matched kernel could not be compared on, with the states
+/// that lack them ("PTX, SASS (absent in bin)"): "" when every compared
+/// state has PTX, SASS and TTGIR alike.
+std::string notCompared(const DiffReport &R, const KernelDiff &D) {
+  std::vector<std::string> Parts;
+  auto check = [&](StringRef Stage, auto Has) {
+    std::vector<std::string> Without;
+    bool Any = false;
+    for (size_t S = 0; S < D.States.size(); ++S) {
+      const KernelInState &K = D.States[S];
+      if (!K.Summary || (S && K.Status != MatchStatus::Matched))
+        continue;
+      if (Has(*K.Summary))
+        Any = true;
+      else
+        Without.push_back(R.States[S]->Label);
+    }
+    if (Any && !Without.empty())
+      Parts.push_back(Stage.str() + " (absent in " + join(Without, ", ") + ")");
+  };
+  check("PTX",
+        [](const KernelSummary &K) { return K.Metrics.counts(Isa::PTX); });
+  check("SASS",
+        [](const KernelSummary &K) { return K.Metrics.counts(Isa::SASS); });
+  check("TTGIR", [](const KernelSummary &K) { return K.Ttgir.has_value(); });
+  return join(Parts, ", ");
+}
+
 void writeKernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "\n" << D.Name;
   if (!D.Key.Target.empty())
@@ -286,8 +314,12 @@ void writeKernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
     return K.Status == MatchStatus::Matched;
   });
   if (Compared && !D.Changed) {
-    OS << "  no change: PTX and SASS counts, TTGIR ops and resources are "
-          "identical\n";
+    if (std::string Not = notCompared(R, D); !Not.empty())
+      OS << "  no change in what the states share; not compared: " << Not
+         << "\n";
+    else
+      OS << "  no change: PTX and SASS counts, TTGIR ops and resources are "
+            "identical\n";
   } else if (Compared) {
     writeCounts(OS, R, D);
     writeTtgir(OS, R, D);

@@ -1,8 +1,9 @@
 //===- DiffTtgir.cpp - TTGIR ops per loop, and what changed between builds ===//
 //
 // A loop is known across builds by the source location of its loop op (the
-// user frame of its scf.for), never by its line in the .ttgir, which any
-// inserted op moves. Within a loop an op is known by its name and the
+// user frame of its scf.for; its file by name alone, so builds from other
+// folders agree), never by its line in the .ttgir, which any inserted op
+// moves. Within a loop an op is known by its name and the
 // canonical text of its layouts (Layout.h), never by the per-file alias
 // names (#blocked2 in one build is #blocked in another): the layout pair is
 // the encoding of the first operand that has one, and of the first result
@@ -409,6 +410,23 @@ TtgirOpSite siteOf(const TtgirSummary &S, const TtgirSiteRef &R,
 }
 } // namespace
 
+/// A loop key with every file named by its last component alone
+/// ("/src/a/k.py:55:24 > /src/a/k.py:60:9" -> "k.py:55:24 > k.py:60:9"):
+/// two builds from checkouts (or Inductor cache folders) in other places
+/// still know the loop as one.
+static std::string portableLoopKey(StringRef Key) {
+  std::string Out;
+  while (!Key.empty()) {
+    auto [Part, Rest] = Key.split(" > ");
+    size_t Slash = Part.find_last_of('/', Part.rfind(".py:"));
+    Out += Slash == StringRef::npos ? Part : Part.drop_front(Slash + 1);
+    if (!Rest.empty())
+      Out += " > ";
+    Key = Rest;
+  }
+  return Out;
+}
+
 std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
   std::vector<TtgirChange> Out;
   if (PerState.empty() || !PerState[0])
@@ -420,14 +438,15 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
   for (const TtgirSummary *S : PerState)
     if (S)
       for (const TtgirLoop &L : S->Loops)
-        if (SeenKey.try_emplace(L.Key, true).second)
+        if (SeenKey.try_emplace(portableLoopKey(L.Key), true).second)
           Keys.push_back(L.Key);
   auto findLoop = [](const TtgirSummary *S,
                      StringRef Key) -> const TtgirLoop * {
     if (!S)
       return nullptr;
+    std::string Portable = portableLoopKey(Key);
     for (const TtgirLoop &L : S->Loops)
-      if (L.Key == Key)
+      if (L.Key == Key || portableLoopKey(L.Key) == Portable)
         return &L;
     return nullptr;
   };

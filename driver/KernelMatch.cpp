@@ -1,9 +1,13 @@
 //===- KernelMatch.cpp - Which kernel of one build is which of another ----===//
 #include "KernelMatch.h"
 
+#include "gestell/Input.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <map>
 #include <set>
@@ -72,13 +76,86 @@ template <typename T>
 bool agree(const std::optional<T> &A, const std::optional<T> &B) {
   return !A || !B || *A == *B;
 }
+
+/// The program digest of K's .source, else its .ttir; none without either
+/// (or when it does not read: the checks that read it say why).
+std::optional<uint64_t> programOf(const Kernel &K) {
+  for (Stage S : {Stage::Source, Stage::TTIR}) {
+    if (!K.has(S))
+      continue;
+    Expected<std::unique_ptr<MemoryBuffer>> Buf =
+        openArtifact(K.path(S), Content::Text);
+    if (!Buf) {
+      consumeError(Buf.takeError());
+      return std::nullopt;
+    }
+    // Tagged by stage: a .source and a .ttir never agree.
+    return programDigest((*Buf)->getBuffer()) + uint64_t(S);
+  }
+  return std::nullopt;
+}
+/// The PTX's ISA version ("8.7"), from the header; "" without one.
+std::string ptxVersionOf(const Kernel &K) {
+  if (!K.has(Stage::PTX))
+    return "";
+  Expected<std::unique_ptr<MemoryBuffer>> Buf =
+      openArtifact(K.path(Stage::PTX), Content::Text);
+  if (!Buf) {
+    consumeError(Buf.takeError());
+    return "";
+  }
+  StringRef Head = (*Buf)->getBuffer().take_front(4096);
+  size_t At = Head.find("\n.version ");
+  if (At == StringRef::npos)
+    return "";
+  return Head.drop_front(At + 10).take_until(isSpace).str();
+}
 } // namespace
+
+uint64_t programDigest(StringRef Text) {
+  std::string Kept;
+  Kept.reserve(Text.size());
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    Text = Rest;
+    if (Line.ltrim().starts_with("#loc"))
+      continue; // a location alias
+    for (size_t I = 0; I < Line.size();) {
+      size_t At = Line.find("loc(", I);
+      if (At == StringRef::npos || (At && isAlnum(Line[At - 1])) ||
+          (At && Line[At - 1] == '_')) {
+        size_t End = At == StringRef::npos ? Line.size() : At + 4;
+        Kept.append(Line.data() + I, End - I);
+        I = End;
+        continue;
+      }
+      Kept.append(Line.data() + I, At - I);
+      while (!Kept.empty() && Kept.back() == ' ')
+        Kept.pop_back();
+      // Past the balanced parentheses, strings read whole.
+      size_t J = At + 4;
+      for (int Depth = 1; J < Line.size() && Depth; ++J) {
+        if (Line[J] == '"') {
+          for (++J; J < Line.size() && Line[J] != '"'; ++J)
+            J += Line[J] == '\\';
+        } else {
+          Depth += Line[J] == '(';
+          Depth -= Line[J] == ')';
+        }
+      }
+      I = J;
+    }
+    Kept += '\n';
+  }
+  return xxh3_64bits(arrayRefFromStringRef(Kept));
+}
 
 MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M) {
   MatchKey Key;
   Key.Name = K.Name;
   Key.Target = K.target().str();
   if (K.Meta) {
+    Key.Hash = K.Meta->Hash;
     Key.NumWarps = K.Meta->NumWarps;
     Key.NumStages = K.Meta->NumStages;
     if (!K.Meta->Constants.empty())
@@ -86,6 +163,8 @@ MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M) {
   }
   if (!M)
     return Key;
+  Key.Program = programOf(K);
+  Key.Toolchain = ptxVersionOf(K);
   if (Key.Target.empty())
     Key.Target = M->target().str();
   if (!Key.NumWarps)
@@ -131,9 +210,11 @@ bool MatchKey::compatible(const MatchKey &O) const {
 }
 
 bool MatchKey::operator<(const MatchKey &O) const {
-  return std::tie(Name, Target, NumWarps, NumStages, Signature, Tiles) <
-         std::tie(O.Name, O.Target, O.NumWarps, O.NumStages, O.Signature,
-                  O.Tiles);
+  return std::tie(Name, Target, NumWarps, NumStages, Signature, Tiles, Hash,
+                  Program, Toolchain) < std::tie(O.Name, O.Target, O.NumWarps,
+                                                 O.NumStages, O.Signature,
+                                                 O.Tiles, O.Hash, O.Program,
+                                                 O.Toolchain);
 }
 
 std::vector<KeyDifference> keyDifferences(const MatchKey &A,
@@ -188,7 +269,7 @@ std::vector<KeyClass> classesOf(ArrayRef<MatchKey> Keys,
   auto Tie = [&](unsigned I) {
     const MatchKey &K = Keys[I];
     return std::tie(K.Target, K.NumWarps, K.NumStages, K.Signature, K.Tiles,
-                    K.Constants);
+                    K.Constants, K.Hash, K.Program, K.Toolchain);
   };
   auto Less = [&](unsigned A, unsigned B) { return Tie(A) < Tie(B); };
   std::map<unsigned, unsigned, decltype(Less)> ClassOf(Less);
@@ -200,6 +281,33 @@ std::vector<KeyClass> classesOf(ArrayRef<MatchKey> Keys,
     Out[It->second].Members.push_back(I);
   }
   return Out;
+}
+
+/// How surely two compatible kernels are one: 4 the same compile, 3 the
+/// same program by the same toolchain, 2 the same program, 0 only keys
+/// that agree.
+unsigned affinity(const MatchKey &A, const MatchKey &B) {
+  if (!A.Hash.empty() && A.Hash == B.Hash)
+    return 4;
+  if (!A.Program || !B.Program || *A.Program != *B.Program)
+    return 0;
+  return !A.Toolchain.empty() && A.Toolchain == B.Toolchain ? 3 : 2;
+}
+
+/// Each kernel's candidates cut to those it has the most affinity with.
+void keepPreferred(std::vector<std::vector<unsigned>> &Candidates,
+                   ArrayRef<MatchKey> Own, ArrayRef<MatchKey> Other) {
+  for (unsigned I = 0; I < Candidates.size(); ++I) {
+    std::vector<unsigned> &C = Candidates[I];
+    if (C.size() < 2)
+      continue;
+    unsigned Best = 0;
+    for (unsigned J : C)
+      Best = std::max(Best, affinity(Own[I], Other[J]));
+    if (Best)
+      llvm::erase_if(
+          C, [&](unsigned J) { return affinity(Own[I], Other[J]) != Best; });
+  }
 }
 
 /// The members of the classes Picked, ascending.
@@ -306,14 +414,27 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
         }
     llvm::sort(M.HeadCandidates[H]);
   }
+  // Among compatible kernels, the same compile, then the same program.
+  keepPreferred(M.HeadCandidates, Head, Base);
+  keepPreferred(M.BaseCandidates, Base, Head);
   for (unsigned H = 0; H < Head.size(); ++H) {
     if (M.HeadMatch[H] || M.HeadCandidates[H].size() != 1)
       continue;
     unsigned B = M.HeadCandidates[H].front();
-    if (M.BaseCandidates[B].size() != 1)
+    if (M.BaseCandidates[B].size() != 1 || M.BaseCandidates[B].front() != H)
       continue;
     pair(M, B, H, MatchHow::Exact);
   }
+  // A kernel matched by a surer pair is no candidate of the others (a
+  // second build of a kernel whose same compile matched has appeared).
+  for (unsigned H = 0; H < Head.size(); ++H)
+    if (!M.HeadMatch[H])
+      llvm::erase_if(M.HeadCandidates[H],
+                     [&](unsigned B) { return M.BaseMatch[B].has_value(); });
+  for (unsigned B = 0; B < Base.size(); ++B)
+    if (!M.BaseMatch[B])
+      llvm::erase_if(M.BaseCandidates[B],
+                     [&](unsigned H) { return M.HeadMatch[H].has_value(); });
   if (!Opts.PairLeftovers)
     return M;
   StringMap<std::pair<SmallVector<unsigned, 4>, SmallVector<unsigned, 4>>> Left;

@@ -3,12 +3,16 @@
 // A kernel is recognized across builds by its name, target, num_warps,
 // num_stages, TTGIR signature (the argument types of the kernel function,
 // without layouts) and tile shapes (the operand shapes of every tt.dot,
-// ttng.warp_group_dot and ttng.tc_gen5_mma), never by cache folder (it
-// changes with any compiler change) or position. A part that one side does
-// not know (no metadata, no .ttgir) does not decide. Two kernels match when
-// each is the other's only compatible kernel; when the key leaves several
-// candidates (an autotune sweep seen without its TTGIR, two copies of one
-// build) the kernels are reported as ambiguous rather than guessed.
+// ttng.warp_group_dot and ttng.tc_gen5_mma), never by cache folder or
+// position. A part that one side does not know (no metadata, no .ttgir)
+// does not decide. Among compatible kernels, the same compile (Triton's
+// hash, which changes with any compiler or option change) is preferred, then
+// the same program (the frontend's TTIR, .source, without its locations:
+// two autotune candidates that differ only in a constexpr such as GROUP_M
+// differ there), then by the same toolchain (PTX version). Two kernels match when each is the other's only preferred
+// kernel; when the key leaves several candidates (an autotune sweep seen
+// without its TTGIR, two copies of one build) the kernels are reported as
+// ambiguous rather than guessed.
 //
 // gestell diff goes on (MatchOptions::PairLeftovers): the kernels of one
 // name left over are paired closest first, by how many parts of their keys
@@ -47,6 +51,18 @@ struct MatchKey {
   /// TritonParse trace). Shown and counted in the distance of leftovers,
   /// not part of exact matching.
   std::optional<std::string> Constants;
+  /// Triton's compile hash from the metadata ("" when unknown): the same
+  /// hash is the same compile. Prefers, never excludes.
+  std::string Hash;
+  /// A digest of the program as the frontend wrote it (.source, else .ttir,
+  /// with every location left out, tagged by which), in full keys only.
+  /// Prefers, never excludes.
+  std::optional<uint64_t> Program;
+  /// The PTX ISA version (".version 8.7" -> "8.7"), in full keys only: of
+  /// two builds of one program (Inductor benchmarks autotune candidates
+  /// with Triton's ptxas and runs them with CUDA's), the one by the same
+  /// toolchain is preferred. "" when unknown.
+  std::string Toolchain;
 
   /// "attn_fwd cuda:100 warps=8 stages=3 (...) tiles ..." for messages.
   std::string str() const;
@@ -55,8 +71,14 @@ struct MatchKey {
   bool operator<(const MatchKey &O) const;
 };
 
-/// The key of K; M is its parsed TTGIR, or null.
+/// The key of K; M is its parsed TTGIR, or null (a cheap key). A full key
+/// (M given) also has the program digest.
 MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M);
+
+/// The digest of a frontend IR text without its locations (`#loc` alias
+/// lines and every `loc(...)`), so a kernel built from another checkout or
+/// Inductor folder still has the same one.
+uint64_t programDigest(llvm::StringRef Text);
 
 /// One part of two keys that both know and that differs.
 struct KeyDifference {
@@ -71,7 +93,7 @@ std::vector<KeyDifference> keyDifferences(const MatchKey &A,
 
 /// How a pair was found.
 enum class MatchHow : uint8_t {
-  Exact,    ///< the keys agree, and neither has another candidate
+  Exact,    ///< the keys agree, and neither has another preferred candidate
   Closest,  ///< a leftover of the name, closest first (PairLeftovers)
   Explicit, ///< named by MatchOptions::Forced (--pair)
 };

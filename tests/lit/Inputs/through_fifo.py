@@ -17,7 +17,11 @@ reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
 reader.start()
 rc = subprocess.run(cmd).returncode
 if reader.is_alive():  # COMMAND never opened it: let the reader go
-    with open(fifo, "wb"):
+    # Without blocking: the reader may finish between is_alive() and here,
+    # and a blocking open would then wait for a reader forever.
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # ENXIO: no reader left
         pass
 reader.join()
 data = got[0] if got else b""
