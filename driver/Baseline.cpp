@@ -17,17 +17,21 @@ using namespace llvm;
 namespace gestell::driver {
 
 namespace {
-/// The key of K with its TTGIR read (when it has a readable one).
+/// The key of K with its TTGIR read (when it has a readable one), and its
+/// program and toolchain.
 MatchKey fullKey(const Kernel &K) {
-  if (!K.has(Stage::TTGIR))
-    return matchKeyOf(K, nullptr);
-  Expected<std::unique_ptr<TtgirModule>> M = parseTtgir(K.path(Stage::TTGIR));
-  if (!M) {
-    // The checks that read the TTGIR report it; matching just knows less.
-    consumeError(M.takeError());
-    return matchKeyOf(K, nullptr);
+  std::unique_ptr<TtgirModule> M;
+  if (K.has(Stage::TTGIR)) {
+    Expected<std::unique_ptr<TtgirModule>> Read =
+        parseTtgir(K.path(Stage::TTGIR));
+    if (Read)
+      M = std::move(*Read);
+    else // The checks that read the TTGIR report it; matching knows less.
+      consumeError(Read.takeError());
   }
-  return matchKeyOf(K, M->get());
+  MatchKey Key = matchKeyOf(K, M.get());
+  addIdentity(Key, K);
+  return Key;
 }
 } // namespace
 

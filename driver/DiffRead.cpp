@@ -34,15 +34,18 @@ TtgirAhead readTtgirAhead(const Kernel &K) {
   TtgirAhead A;
   if (!K.has(Stage::TTGIR)) {
     A.Key = matchKeyOf(K, nullptr);
+    addIdentity(A.Key, K);
     return A;
   }
   Expected<std::unique_ptr<TtgirModule>> M = parseTtgir(K.path(Stage::TTGIR));
   if (!M) {
     A.Problem = toString(M.takeError());
     A.Key = matchKeyOf(K, nullptr);
+    addIdentity(A.Key, K);
     return A;
   }
   A.Key = matchKeyOf(K, M->get());
+  addIdentity(A.Key, K);
   ModuleConversions Convs(**M);
   A.Ttgir = summarizeTtgir(Convs, K.path(Stage::TTGIR));
   return A;

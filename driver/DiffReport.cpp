@@ -334,6 +334,33 @@ std::vector<MatchKey> keysOf(const StateSummary &S) {
   return Keys;
 }
 
+/// Adds the identity (program, toolchain) to the keys of the kernels that
+/// have several candidates, reading it now; whether any key gained one.
+bool addTiedIdentities(std::vector<MatchKey> &Base, std::vector<MatchKey> &Head,
+                       const Matching &M, const StateSummary &B,
+                       const StateSummary &H) {
+  bool Added = false;
+  auto add = [&](MatchKey &Key, const Kernel &K) {
+    if (!Key.IdentityRead) {
+      addIdentity(Key, K);
+      Added = true;
+    }
+  };
+  for (unsigned I = 0; I < Head.size(); ++I)
+    if (M.HeadCandidates[I].size() > 1) {
+      add(Head[I], *H.Kernels[I].K);
+      for (unsigned J : M.HeadCandidates[I])
+        add(Base[J], *B.Kernels[J].K);
+    }
+  for (unsigned J = 0; J < Base.size(); ++J)
+    if (M.BaseCandidates[J].size() > 1) {
+      add(Base[J], *B.Kernels[J].K);
+      for (unsigned I : M.BaseCandidates[J])
+        add(Head[I], *H.Kernels[I].K);
+    }
+  return Added;
+}
+
 /// Matches every later state with the base (index 0 is left empty); the
 /// later kernels that match no base kernel, or several, go to R.Appeared
 /// and R.Ambiguous. PairUsed: which --pair matched a kernel.
@@ -348,7 +375,10 @@ matchStates(const std::vector<StateSummary> &States,
     MatchOptions MO;
     MO.PairLeftovers = true;
     MO.Forced = forcedPairs(States[0], States[S], Pairs, PairUsed);
-    Ms[S] = matchKernels(BaseKeys, keysOf(States[S]), MO);
+    std::vector<MatchKey> Keys = keysOf(States[S]);
+    Ms[S] = matchKernels(BaseKeys, Keys, MO);
+    if (addTiedIdentities(BaseKeys, Keys, Ms[S], States[0], States[S]))
+      Ms[S] = matchKernels(BaseKeys, Keys, MO);
     for (unsigned H = 0; H < States[S].Kernels.size(); ++H) {
       if (Ms[S].HeadMatch[H])
         continue;

@@ -112,6 +112,14 @@ std::string ptxVersionOf(const Kernel &K) {
 }
 } // namespace
 
+void addIdentity(MatchKey &Key, const Kernel &K) {
+  if (Key.IdentityRead)
+    return;
+  Key.Program = programOf(K);
+  Key.Toolchain = ptxVersionOf(K);
+  Key.IdentityRead = true;
+}
+
 uint64_t programDigest(StringRef Text) {
   std::string Kept;
   Kept.reserve(Text.size());
@@ -163,8 +171,6 @@ MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M) {
   }
   if (!M)
     return Key;
-  Key.Program = programOf(K);
-  Key.Toolchain = ptxVersionOf(K);
   if (Key.Target.empty())
     Key.Target = M->target().str();
   if (!Key.NumWarps)

@@ -55,14 +55,16 @@ struct MatchKey {
   /// hash is the same compile. Prefers, never excludes.
   std::string Hash;
   /// A digest of the program as the frontend wrote it (.source, else .ttir,
-  /// with every location left out, tagged by which), in full keys only.
+  /// with every location left out, tagged by which): addIdentity().
   /// Prefers, never excludes.
   std::optional<uint64_t> Program;
-  /// The PTX ISA version (".version 8.7" -> "8.7"), in full keys only: of
+  /// The PTX ISA version (".version 8.7" -> "8.7"), addIdentity(): of
   /// two builds of one program (Inductor benchmarks autotune candidates
   /// with Triton's ptxas and runs them with CUDA's), the one by the same
   /// toolchain is preferred. "" when unknown.
   std::string Toolchain;
+  /// Whether addIdentity() has read Program and Toolchain.
+  bool IdentityRead = false;
 
   /// "attn_fwd cuda:100 warps=8 stages=3 (...) tiles ..." for messages.
   std::string str() const;
@@ -71,9 +73,13 @@ struct MatchKey {
   bool operator<(const MatchKey &O) const;
 };
 
-/// The key of K; M is its parsed TTGIR, or null (a cheap key). A full key
-/// (M given) also has the program digest.
+/// The key of K; M is its parsed TTGIR, or null (a cheap key).
 MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M);
+
+/// Adds K's program digest and toolchain to its key: read (.source, the
+/// PTX header) only for the kernels whose cheap keys collide, with their
+/// TTGIR.
+void addIdentity(MatchKey &Key, const Kernel &K);
 
 /// The digest of a frontend IR text without its locations (`#loc` alias
 /// lines and every `loc(...)`), so a kernel built from another checkout or
