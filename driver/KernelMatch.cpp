@@ -217,10 +217,9 @@ bool MatchKey::compatible(const MatchKey &O) const {
 
 bool MatchKey::operator<(const MatchKey &O) const {
   return std::tie(Name, Target, NumWarps, NumStages, Signature, Tiles, Hash,
-                  Program, Toolchain) < std::tie(O.Name, O.Target, O.NumWarps,
-                                                 O.NumStages, O.Signature,
-                                                 O.Tiles, O.Hash, O.Program,
-                                                 O.Toolchain);
+                  Program, Toolchain) <
+         std::tie(O.Name, O.Target, O.NumWarps, O.NumStages, O.Signature,
+                  O.Tiles, O.Hash, O.Program, O.Toolchain);
 }
 
 std::vector<KeyDifference> keyDifferences(const MatchKey &A,

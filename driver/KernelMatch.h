@@ -9,10 +9,10 @@
 // hash, which changes with any compiler or option change) is preferred, then
 // the same program (the frontend's TTIR, .source, without its locations:
 // two autotune candidates that differ only in a constexpr such as GROUP_M
-// differ there), then by the same toolchain (PTX version). Two kernels match when each is the other's only preferred
-// kernel; when the key leaves several candidates (an autotune sweep seen
-// without its TTGIR, two copies of one build) the kernels are reported as
-// ambiguous rather than guessed.
+// differ there), then by the same toolchain (PTX version). Two kernels match
+// when each is the other's only preferred kernel; when the key leaves several
+// candidates (an autotune sweep seen without its TTGIR, two copies of one
+// build) the kernels are reported as ambiguous rather than guessed.
 //
 // gestell diff goes on (MatchOptions::PairLeftovers): the kernels of one
 // name left over are paired closest first, by how many parts of their keys
