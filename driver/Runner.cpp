@@ -219,12 +219,15 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
   auto readsSass = [](const RegisteredCheck *C) {
     return is_contained(C->Info.Stages, Stage::SASS);
   };
-  // SASS nvdisasm is to make: made before the checks that need it, since an
-  // nvdisasm older than the cubin leaves the kernel without SASS as having
-  // none would (those checks skip it; the run says why once).
+  // The SASS is read (or made by nvdisasm) before the checks that need it:
+  // an nvdisasm older than the cubin, or a .sass that holds only such an
+  // nvdisasm's error, leaves the kernel without SASS as having none would
+  // (those checks skip it; the run says why once). The checks share the
+  // parse.
   bool SassGone = false;
-  if (!NoSass && K.has(Stage::Cubin) && !K.has(Stage::SASS) &&
-      !K.has(Stage::SASSAlt) && any_of(Job.Config->enabled(), readsSass))
+  bool MaySass = K.has(Stage::SASS) || K.has(Stage::SASSAlt) ||
+                 K.has(Stage::Cubin);
+  if (!NoSass && MaySass && any_of(Job.Config->enabled(), readsSass))
     if (Expected<const SassModule &> S = View.sass(); !S)
       handleAllErrors(
           S.takeError(),

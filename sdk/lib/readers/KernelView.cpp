@@ -138,7 +138,26 @@ Expected<const SassModule &> KernelView::sass() {
       Path = std::move(*Made);
     }
     SassPath = Path;
-    return parseSass(Path);
+    Expected<std::unique_ptr<SassModule>> M = parseSass(Path);
+    if (M)
+      return M;
+    // A .sass that holds only a disassembler's error: the nvdisasm given
+    // to gestell may be newer and decode the cubin; else no SASS.
+    std::optional<std::string> NoListing;
+    if (Error E = handleErrors(M.takeError(), [&](const MissingStage &Why) {
+          NoListing = Why.Reason;
+        }))
+      return E;
+    if (!K.has(Stage::Cubin) || Opts.Nvdisasm.empty())
+      return missing(Stage::SASS, *NoListing);
+    Expected<std::string> Made =
+        disassembleCubin(K.path(Stage::Cubin), Opts.Nvdisasm, Opts.CacheDir);
+    if (!Made)
+      return handleErrors(Made.takeError(), [&](const MissingStage &Why) {
+        return missing(Stage::SASS, *NoListing + "; " + Why.Reason);
+      });
+    SassPath = *Made;
+    return parseSass(*Made);
   });
 }
 

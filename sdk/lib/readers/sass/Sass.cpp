@@ -12,6 +12,7 @@
 
 #include "gestell/Error.h"
 #include "gestell/Input.h"
+#include "gestell/KernelView.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -132,6 +133,27 @@ ToolLine toolLine(StringRef S) {
   else if (S.consume_front("error") || S.consume_front("fatal"))
     Kind = ToolLine::Error;
   return S.ltrim().starts_with(":") ? Kind : ToolLine::None;
+}
+
+/// The disassembler's error when Text holds nothing but what nvdisasm or
+/// cuobjdump printed about itself, an error among it: a listing captured
+/// with its stderr (`nvdisasm ... > k.sass 2>&1`) from a disassembler that
+/// failed. "" otherwise.
+std::string disassemblerFailure(StringRef Text) {
+  std::string Failure;
+  while (!Text.empty()) {
+    auto [L, Rest] = Text.split('\n');
+    Text = Rest;
+    L = L.trim();
+    if (L.empty())
+      continue;
+    ToolLine T = toolLine(L);
+    if (T == ToolLine::None)
+      return "";
+    if (T == ToolLine::Error && Failure.empty())
+      Failure = L.str();
+  }
+  return Failure;
 }
 
 } // namespace
@@ -635,6 +657,14 @@ Error SassScanner::run() {
   if (Error E = checkText(Buf, Path, ';', Semicolons))
     return E;
   std::optional<SassFormat> Fmt = detectSassFormat(Buf);
+  if (!Fmt && Buf.size() < 4096)
+    if (std::string Failure = disassemblerFailure(Buf); !Failure.empty())
+      // No listing to read, as when gestell's own nvdisasm fails to decode
+      // the cubin: the kernel has no SASS, and the run says why.
+      return make_error<MissingStage>(
+          Stage::SASS, "",
+          "its .sass holds no listing, only the disassembler's error (" +
+              Failure + ")");
   if (!Fmt)
     return inputError(Path, "not SASS: expected nvdisasm, cuobjdump or "
                             "triton.tools.disasm output (no `Function :`, "
