@@ -13,9 +13,11 @@ CheckInfo CostlyLayoutConversionCheck::info() {
   I.Description =
       "A ttg.convert_layout inside a loop whose lowering, as the layout "
       "algebra decides it the way Triton 3.6 lowers it, stages data through "
-      "shared memory (st/ld.shared or stmatrix/ldmatrix plus barriers) on "
-      "every iteration. Needed or not; triton-redundant-layout-conversion "
-      "says whether it can go.";
+      "shared memory (st/ld.shared or stmatrix/ldmatrix plus barriers) each "
+      "time it runs: on every iteration, once per outer iteration when it "
+      "sits outside an inner loop, or under an scf.if (a flattened "
+      "persistent loop's epilogue); the note says which. Needed or not; "
+      "triton-redundant-layout-conversion says whether it can go.";
   I.Category = "performance";
   I.Precision = "high"; // docs/checks/<id>.md, "On real code"
   I.DefaultLevel = Level::Remark;
@@ -33,6 +35,36 @@ void CostlyLayoutConversionCheck::storeOptions(OptionMap &Opts) const {
   Options.store(Opts, "IncludeShuffles", IncludeShuffles);
   Options.store(Opts, "MinLoopDepth", MinLoopDepth);
 }
+
+namespace {
+/// The innermost scf.if between Op and its loop: Op runs only on the
+/// iterations where it holds. Null when Op runs on every iteration.
+const Operation *guardOf(const Operation &Op, const Operation &Loop) {
+  for (const Operation *P = Op.parentOp(); P && P != &Loop; P = P->parentOp())
+    if (P->Name == "scf.if")
+      return P;
+  return nullptr;
+}
+
+/// How often the conversion Op runs in Loop, as the note says it: under a
+/// condition (the epilogue of a flattened persistent loop runs once per
+/// output tile), outside an inner loop (once per outer iteration), or on
+/// every iteration.
+std::string howOften(const Operation &Op, const Operation &Loop) {
+  if (const Operation *If = guardOf(Op, Loop))
+    return "on the iterations where the scf.if at line " +
+           std::to_string(If->Line) +
+           " holds, not on every one (an epilogue under a condition: a "
+           "flattened persistent loop runs it once per output tile)";
+  bool AroundInner = false;
+  Loop.walk([&](Operation &Nested) { AroundInner |= Nested.isLoop(); });
+  if (AroundInner)
+    return "on every iteration of a loop around an inner loop, which the "
+           "conversion is outside of (once per outer iteration, such as an "
+           "output tile of a persistent kernel, not in the inner loop)";
+  return "on every iteration";
+}
+} // namespace
 
 Error CostlyLayoutConversionCheck::check(CheckInput &In) {
   Expected<ModuleConversions &> Shared = In.Kernel.conversions();
@@ -63,8 +95,10 @@ Error CostlyLayoutConversionCheck::check(CheckInput &In) {
     std::string Dims;
     for (const std::string &Dim : C.Cost->MovingDims)
       Dims += (Dims.empty() ? "" : ", ") + Dim;
-    D.note("cost " + costName(Cost) + ": data moves across " + Dims +
-           ", on every iteration (loop depth " + Twine(Depth) + ")");
+    D.note("cost " + costName(Cost) + ": data moves across " + Dims + ", " +
+           howOften(*C.Op, Loop) + " (loop depth " + Twine(Depth) + ")");
+    if (const Operation *If = guardOf(*C.Op, Loop))
+      D.related(ttgirLoc(*M, *If, "the condition it runs under: scf.if"));
     D.hint("TritonGPU remove-layout-conversions",
            "make the producer's and the consumer's layouts agree (layout "
            "propagation, the dot-operand or TMEM layouts chosen, num_warps), "
