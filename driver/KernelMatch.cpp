@@ -9,6 +9,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -105,10 +106,11 @@ std::string ptxVersionOf(const Kernel &K) {
     return "";
   }
   StringRef Head = (*Buf)->getBuffer().take_front(4096);
-  size_t At = Head.find("\n.version ");
+  size_t At = Head.starts_with(".version ") ? 0 : Head.find("\n.version ");
   if (At == StringRef::npos)
     return "";
-  return Head.drop_front(At + 10).take_until(isSpace).str();
+  Head = Head.drop_front(At).ltrim();
+  return Head.drop_front(strlen(".version ")).take_until(isSpace).str();
 }
 } // namespace
 
