@@ -9,7 +9,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <toml++/toml.h>
+#include <gestell_toml.h>
 
 #include <algorithm>
 #include <sstream>

@@ -14,7 +14,7 @@
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <toml++/toml.h>
+#include <gestell_toml.h>
 
 #include <deque>
 #include <mutex>
