@@ -10,8 +10,11 @@
 #include "Baseline.h"
 #include "DiffLint.h"
 
+#include "gestell/Input.h"
 #include "gestell/KernelView.h"
 #include "gestell/utils/ModuleConversions.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -81,6 +84,75 @@ KernelSummary summarize(KernelView &V, const FamilyTable &Families,
       S.Ttgir = summarizeTtgir(*Convs, K.path(Stage::TTGIR));
     else
       consumeError(Convs.takeError()); // its TTGIR read: never here
+  }
+  return S;
+}
+
+/// Whether two files hold the same bytes (false when either cannot be
+/// read: the kernel's own read reports that).
+bool sameBytes(StringRef A, StringRef B) {
+  uint64_t SizeA = 0, SizeB = 0;
+  if (sys::fs::file_size(A, SizeA) || sys::fs::file_size(B, SizeB) ||
+      SizeA != SizeB)
+    return false;
+  auto BufA = openArtifact(A, Content::Binary);
+  auto BufB = openArtifact(B, Content::Binary);
+  bool Same = BufA && BufB && (*BufA)->getBuffer() == (*BufB)->getBuffer();
+  if (!BufA)
+    consumeError(BufA.takeError());
+  if (!BufB)
+    consumeError(BufB.takeError());
+  return Same;
+}
+
+/// Whether later kernel L reads as base kernel B does: the same name, both
+/// read from folders (not traces) without discovery notes, and every file
+/// a summary reads present in both or in neither, with the same bytes. A
+/// kernel a build left untouched (most of them, between two builds) is
+/// summarized once.
+bool sameArtifacts(const Kernel &B, const Kernel &L) {
+  if (B.Name != L.Name || B.Trace || L.Trace || !B.Notes.empty() ||
+      !L.Notes.empty() || !B.AbsentWhy.empty() || !L.AbsentWhy.empty())
+    return false;
+  for (Stage S : {Stage::Metadata, Stage::TTGIR, Stage::PTX, Stage::Cubin,
+                  Stage::SASS, Stage::SASSAlt, Stage::ResUsage})
+    if (B.has(S) != L.has(S) || (B.has(S) && !sameBytes(B.path(S), L.path(S))))
+      return false;
+  return true;
+}
+
+/// The summary of L, a kernel with Base's artifacts (sameArtifacts), made
+/// from Base's: what it counted is L's too, and only the paths differ.
+/// None when Base's summary names a file of its own kernel anywhere but in
+/// the fields set here (a problem, a reader note, a reason for a missing
+/// stage): then L is read.
+std::optional<KernelSummary> summaryAs(const KernelSummary &Base,
+                                       const Kernel &L,
+                                       const std::string &StatePath,
+                                       std::optional<TtgirAhead> &Ahead) {
+  const Kernel &B = *Base.K;
+  const KernelMetrics &BM = Base.Metrics;
+  if (!BM.Problems.empty() || !BM.Notes.empty() ||
+      any_of(BM.Missing, [&](const auto &M) {
+        return StringRef(M.second).contains(B.Dir);
+      }))
+    return std::nullopt;
+  KernelSummary S;
+  S.K = &L;
+  S.StatePath = StatePath;
+  S.Metrics = BM;
+  for (Stage St : {Stage::SASS, Stage::SASSAlt})
+    if (B.has(St) && BM.SassFile == B.path(St))
+      S.Metrics.SassFile = L.path(St).str(); // else nvdisasm's, by content
+  if (Ahead) {
+    S.Key = std::move(Ahead->Key);
+    S.Ttgir = std::move(Ahead->Ttgir);
+    return S;
+  }
+  S.Key = Base.Key;
+  if (Base.Ttgir) {
+    S.Ttgir = *Base.Ttgir;
+    S.Ttgir->File = L.path(Stage::TTGIR).str();
   }
   return S;
 }
@@ -201,7 +273,7 @@ public:
     if (U.Base)
       readBase(*U.Base, BaseView);
     for (auto [S, I] : U.Later)
-      readLater(S, I, BaseView ? &*BaseView : nullptr);
+      readLater(S, I, BaseView ? &*BaseView : nullptr, U.Base);
     if (BaseView)
       BaseView->release();
   }
@@ -218,12 +290,20 @@ private:
     }
   }
 
-  /// Kernel I of state S; BaseView is the unit's base kernel, the one it
-  /// is checked against (by construction), if any.
-  void readLater(unsigned S, unsigned I, KernelView *BaseView) const {
+  /// Kernel I of state S; BaseView is the unit's base kernel B, the one it
+  /// is checked against (by construction), if any. A kernel with B's
+  /// artifacts takes B's summary; its checks still run on its own view.
+  void readLater(unsigned S, unsigned I, KernelView *BaseView,
+                 std::optional<unsigned> B) const {
     StateSummary &St = States[S];
-    KernelView View(St.Found.Kernels[I], Analysis);
-    St.Kernels[I] = summarize(View, Families, St.Path, std::move(Ahead[S][I]));
+    const Kernel &K = St.Found.Kernels[I];
+    KernelView View(K, Analysis);
+    std::optional<KernelSummary> Twin;
+    if (BaseView && sameArtifacts(BaseView->kernel(), K))
+      Twin = summaryAs(States[0].Kernels[*B], K, St.Path, Ahead[S][I]);
+    St.Kernels[I] =
+        Twin ? std::move(*Twin)
+             : summarize(View, Families, St.Path, std::move(Ahead[S][I]));
     if (SharedStateLint *L = LintOf[S]; L && L->JobOf[I] >= 0) {
       const KernelJob &Job = L->Jobs[L->JobOf[I]];
       KernelView *Base = nullptr;
