@@ -5,6 +5,7 @@
 // where the real MMA instructions sit, and bad input.
 //
 //===----------------------------------------------------------------------===//
+#include "gestell/Input.h"
 #include "gestell/Ptx.h"
 
 #include "CorpusFiles.h"
@@ -505,6 +506,19 @@ TEST_F(PtxBadInput, BinaryWhereTextIsExpected) {
   E = expectInputError(parsePtx(file("late.ptx", Late)));
   EXPECT_NE(E.Message.find("NUL"), std::string::npos) << E.Text;
   EXPECT_GT(E.Line, 1000u);
+}
+
+TEST_F(PtxBadInput, ArtifactsAreReadNotMapped) {
+  // A mapped file that shrinks while it is read faults (SIGBUS), and with
+  // several threads every unmap interrupts the others: openArtifact copies
+  // the bytes, for a file past the four pages from which LLVM maps.
+  ASSERT_GT(Real.size(), 4u * 4096);
+  for (Content Kind : {Content::Text, Content::Binary}) {
+    auto Buf = openArtifact(file("big.ptx", Real), Kind);
+    ASSERT_TRUE(bool(Buf)) << toString(Buf.takeError());
+    EXPECT_EQ((*Buf)->getBufferKind(), llvm::MemoryBuffer::MemoryBuffer_Malloc);
+    EXPECT_EQ((*Buf)->getBuffer(), Real);
+  }
 }
 
 TEST_F(PtxBadInput, Utf8CommentsAnywhereAreText) {
