@@ -148,19 +148,15 @@ private:
               std::back_inserter(Result.Kernels));
   }
 
-  /// Whether Entry, a link or what it names, stays inside the scanned
-  /// folders once every link is resolved; a link out is reported once.
-  bool insideRoots(StringRef Entry) {
-    sys::fs::file_status L;
-    if (sys::fs::status(Entry, L, /*follow=*/false) ||
-        L.type() != sys::fs::file_type::symlink_file)
-      return true;
-    std::string Real = realPath(Entry);
+  /// Whether what Link (a link) names stays inside the scanned folders
+  /// once every link is resolved; a link out is reported once.
+  bool linkInsideRoots(StringRef Link) {
+    std::string Real = realPath(Link);
     for (const std::string &R : Roots)
       if (!R.empty() && pathIsWithin(Real, R))
         return true;
     Result.Problems.push_back(
-        {Entry.str(),
+        {Link.str(),
          "a link to " + Real +
              ", outside the scanned folders: not followed (name that path "
              "on the command line to scan it)",
@@ -219,14 +215,22 @@ private:
       StringRef Path = It->path();
       StringRef FileName = sys::path::filename(Path);
       bool Ours = classify(FileName) || isTraceFileName(FileName);
+      // The entry itself first: only a link costs a second look.
       sys::fs::file_status ESt;
-      if (sys::fs::status(Path, ESt)) {
+      bool Link = false;
+      if (!sys::fs::status(Path, ESt, /*follow=*/false) &&
+          ESt.type() == sys::fs::file_type::symlink_file) {
+        Link = true;
+        if (sys::fs::status(Path, ESt))
+          ESt = {}; // broken
+      }
+      if (ESt.type() == sys::fs::file_type::status_error) {
         // Broken symlink or unreadable entry: note it if it looks like ours.
         if (Ours)
           Result.Problems.push_back({Path.str(), "cannot read (broken link?)"});
         continue;
       }
-      if (!insideRoots(Path))
+      if (Link && !linkInsideRoots(Path))
         continue;
       if (ESt.type() == sys::fs::file_type::directory_file) {
         if (Ours)

@@ -1,12 +1,16 @@
 //===- Input.cpp - Reading artifact files safely --------------------------===//
 #include "gestell/Input.h"
-#include "readers/RegularFile.h"
 #include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -17,23 +21,38 @@ Expected<std::unique_ptr<MemoryBuffer>> openArtifact(StringRef Path,
   // A stage of a TritonParse trace has a label for a path (gestell/Trace.h).
   if (auto Stage = trace::openTraceStage(Path, Kind))
     return std::move(*Stage);
-  sys::fs::file_status St;
-  if (Error E = statRegularFile(Path, St))
-    return std::move(E);
-  if (St.getSize() > MaxArtifactBytes)
-    return inputError(Path, "file is " + Twine(St.getSize()) +
+  // Opened without blocking (a FIFO put in a file's place cannot stall the
+  // run), then looked at through the descriptor: what is read is what was
+  // checked.
+  std::string P = Path.str();
+  int FD = ::open(P.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (FD < 0)
+    return inputError(Path, "cannot read: " +
+                                std::error_code(errno, std::generic_category())
+                                    .message());
+  auto Close = make_scope_exit([FD] { ::close(FD); });
+  struct stat St;
+  if (::fstat(FD, &St) != 0)
+    return inputError(Path, "cannot read: " +
+                                std::error_code(errno, std::generic_category())
+                                    .message());
+  if (S_ISDIR(St.st_mode))
+    return inputError(Path, "expected a file, found a directory");
+  if (!S_ISREG(St.st_mode))
+    return inputError(Path, "expected a regular file");
+  if (uint64_t(St.st_size) > MaxArtifactBytes)
+    return inputError(Path, "file is " + Twine(uint64_t(St.st_size)) +
                                 " bytes, larger than any compiler artifact "
                                 "this tool reads (limit " +
                                 Twine(MaxArtifactBytes) + ")");
   // Read into memory, never mapped: a file truncated while it is read
   // would make a mapping fault (SIGBUS), and with several threads reading,
   // every unmap stops the others to flush their TLBs (with -j2, system time
-  // was half of a check's wall time on the sweep's copies).
-  // (LLVM reads rather than maps a volatile file only when the buffer ends
-  // in a NUL.)
-  auto BufOrErr = MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                        /*RequiresNullTerminator=*/true,
-                                        /*IsVolatile=*/true);
+  // was half of a check's wall time on the sweep's copies). LLVM reads
+  // rather than maps a volatile file when the buffer ends in a NUL.
+  auto BufOrErr = MemoryBuffer::getOpenFile(FD, Path, uint64_t(St.st_size),
+                                            /*RequiresNullTerminator=*/true,
+                                            /*IsVolatile=*/true);
   if (!BufOrErr)
     return inputError(Path, "cannot read: " + BufOrErr.getError().message());
   std::unique_ptr<MemoryBuffer> Buf = std::move(*BufOrErr);
