@@ -25,7 +25,8 @@ inline constexpr uint64_t MaxArtifactBytes = 1ull << 30;
 
 enum class Content { Text, Binary };
 
-/// Opens Path read-only (memory-mapped when large). For Content::Text the
+/// Reads Path, a regular file, into memory (never mapped: a file that
+/// shrinks while it is read cannot fault). For Content::Text the
 /// file must not hold NUL bytes in its first 64 KiB: that is a binary file
 /// where text was expected, reported with the offending line.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
