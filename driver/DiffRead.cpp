@@ -106,17 +106,21 @@ bool sameBytes(StringRef A, StringRef B) {
 }
 
 /// Whether later kernel L reads as base kernel B does: the same name, both
-/// read from folders (not traces) without discovery notes, and every file
-/// a summary reads present in both or in neither, with the same bytes. A
+/// read from folders (not traces) without discovery notes, the same stages
+/// present, and every file a summary reads (metadata, TTGIR, PTX, cubin,
+/// the SASS rendering KernelView::sass picks) with the same bytes. A
 /// kernel a build left untouched (most of them, between two builds) is
 /// summarized once.
 bool sameArtifacts(const Kernel &B, const Kernel &L) {
   if (B.Name != L.Name || B.Trace || L.Trace || !B.Notes.empty() ||
       !L.Notes.empty() || !B.AbsentWhy.empty() || !L.AbsentWhy.empty())
     return false;
-  for (Stage S : {Stage::Metadata, Stage::TTGIR, Stage::PTX, Stage::Cubin,
-                  Stage::SASS, Stage::SASSAlt, Stage::ResUsage})
-    if (B.has(S) != L.has(S) || (B.has(S) && !sameBytes(B.path(S), L.path(S))))
+  for (unsigned S = 0; S < NumStages; ++S)
+    if (B.has(Stage(S)) != L.has(Stage(S)))
+      return false;
+  Stage Sass = B.has(Stage::SASS) ? Stage::SASS : Stage::SASSAlt;
+  for (Stage S : {Stage::Metadata, Stage::TTGIR, Stage::PTX, Stage::Cubin, Sass})
+    if (B.has(S) && !sameBytes(B.path(S), L.path(S)))
       return false;
   return true;
 }
