@@ -210,21 +210,23 @@ private:
     std::vector<std::string> SubDirs;
     StringMap<StringMap<std::string>> ByStem; // stem -> stage name -> path
     std::vector<std::string> GroupNames;
-    for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-         It.increment(EC)) {
+    // Not following links: an entry's type is the entry's own, from the
+    // folder listing (no system call) where the file system gives it.
+    for (sys::fs::directory_iterator It(Dir, EC, /*follow_symlinks=*/false),
+         End;
+         It != End && !EC; It.increment(EC)) {
       StringRef Path = It->path();
       StringRef FileName = sys::path::filename(Path);
       bool Ours = classify(FileName) || isTraceFileName(FileName);
-      // The entry itself first: only a link costs a second look.
-      sys::fs::file_status ESt;
-      bool Link = false;
-      if (!sys::fs::status(Path, ESt, /*follow=*/false) &&
-          ESt.type() == sys::fs::file_type::symlink_file) {
-        Link = true;
-        if (sys::fs::status(Path, ESt))
-          ESt = {}; // broken
+      sys::fs::file_type Type = It->type();
+      bool Link = Type == sys::fs::file_type::symlink_file;
+      if (Link) { // only a link costs a look at what it names
+        sys::fs::file_status Target;
+        Type = sys::fs::status(Path, Target) ? sys::fs::file_type::status_error
+                                             : Target.type();
       }
-      if (ESt.type() == sys::fs::file_type::status_error) {
+      if (Type == sys::fs::file_type::status_error ||
+          Type == sys::fs::file_type::type_unknown) {
         // Broken symlink or unreadable entry: note it if it looks like ours.
         if (Ours)
           Result.Problems.push_back({Path.str(), "cannot read (broken link?)"});
@@ -232,7 +234,7 @@ private:
       }
       if (Link && !linkInsideRoots(Path))
         continue;
-      if (ESt.type() == sys::fs::file_type::directory_file) {
+      if (Type == sys::fs::file_type::directory_file) {
         if (Ours)
           Result.Problems.push_back(
               {Path.str(), "is a folder, not a file: not read as an artifact",
@@ -240,7 +242,7 @@ private:
         SubDirs.push_back(Path.str());
         continue;
       }
-      if (ESt.type() != sys::fs::file_type::regular_file) {
+      if (Type != sys::fs::file_type::regular_file) {
         if (Ours)
           Result.Problems.push_back(
               {Path.str(),
