@@ -14,7 +14,9 @@
 #include "gestell/KernelView.h"
 #include "gestell/utils/ModuleConversions.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -234,8 +236,25 @@ void matchJobs(std::vector<StateSummary> &States, DiffLint &Lint,
   }
 }
 
+/// A state's path, absolute, as discovery makes its kernels' folders.
+std::string rootOf(const StateSummary &S) {
+  SmallString<256> Root(S.Path);
+  sys::fs::make_absolute(Root);
+  sys::path::remove_dots(Root, /*remove_dot_dot=*/true);
+  return std::string(Root);
+}
+
+/// Where kernel K sits in the state at Root: its folder below Root (its
+/// folder's name, outside Root) and its name.
+std::string placeOf(StringRef Root, const Kernel &K) {
+  StringRef Dir = K.Dir;
+  if (!Dir.consume_front(Root))
+    Dir = sys::path::filename(K.Dir);
+  return (Dir + "\n" + K.Name).str();
+}
+
 /// The tasks: each base kernel with the later kernels checked against it,
-/// then every other later kernel alone.
+/// or found at its place, then every other later kernel alone.
 std::vector<Unit> makeUnits(const std::vector<StateSummary> &States,
                             const DiffLint &Lint) {
   const size_t N = States.size();
@@ -252,10 +271,26 @@ std::vector<Unit> makeUnits(const std::vector<StateSummary> &States,
         Units[*L.Match[J]].Later.push_back({L.State, I});
         Placed[L.State][I] = true;
       }
-  for (unsigned S = 1; S < N; ++S)
-    for (unsigned I = 0; I < Placed[S].size(); ++I)
-      if (!Placed[S][I])
+  // A kernel no check pairs with a base kernel (checks off, or no unique
+  // match) joins the base kernel at its place, if any: it is read after it,
+  // and takes its summary if untouched (readLater). It is still checked
+  // without a baseline kernel.
+  StringMap<unsigned> BaseAt;
+  const std::string BaseRoot = rootOf(States[0]);
+  for (unsigned B = 0; B < States[0].Found.Kernels.size(); ++B)
+    BaseAt.try_emplace(placeOf(BaseRoot, States[0].Found.Kernels[B]), B);
+  for (unsigned S = 1; S < N; ++S) {
+    const std::string Root = rootOf(States[S]);
+    for (unsigned I = 0; I < Placed[S].size(); ++I) {
+      if (Placed[S][I])
+        continue;
+      auto It = BaseAt.find(placeOf(Root, States[S].Found.Kernels[I]));
+      if (It != BaseAt.end())
+        Units[It->second].Later.push_back({S, I});
+      else
         Units.push_back({std::nullopt, {{S, I}}});
+    }
+  }
   return Units;
 }
 
