@@ -1,15 +1,13 @@
 //===- Input.cpp - Reading artifact files safely --------------------------===//
 #include "gestell/Input.h"
+#include "readers/RegularFile.h"
 #include "readers/trace/TraceStore.h"
 #include "gestell/Error.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 
-#include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -21,27 +19,14 @@ Expected<std::unique_ptr<MemoryBuffer>> openArtifact(StringRef Path,
   // A stage of a TritonParse trace has a label for a path (gestell/Trace.h).
   if (auto Stage = trace::openTraceStage(Path, Kind))
     return std::move(*Stage);
-  // Opened without blocking (a FIFO put in a file's place cannot stall the
-  // run), then looked at through the descriptor: what is read is what was
-  // checked.
-  std::string P = Path.str();
-  int FD = ::open(P.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (FD < 0)
-    return inputError(Path, "cannot read: " +
-                                std::error_code(errno, std::generic_category())
-                                    .message());
-  auto Close = make_scope_exit([FD] { ::close(FD); });
-  struct stat St;
-  if (::fstat(FD, &St) != 0)
-    return inputError(Path, "cannot read: " +
-                                std::error_code(errno, std::generic_category())
-                                    .message());
-  if (S_ISDIR(St.st_mode))
-    return inputError(Path, "expected a file, found a directory");
-  if (!S_ISREG(St.st_mode))
-    return inputError(Path, "expected a regular file");
-  if (uint64_t(St.st_size) > MaxArtifactBytes)
-    return inputError(Path, "file is " + Twine(uint64_t(St.st_size)) +
+  sys::fs::file_status St;
+  Expected<int> FD = openRegularFile(Path, St);
+  if (!FD)
+    return FD.takeError();
+  // Closed without LLVM's signal masking around close().
+  scope_exit Close([FD = *FD] { ::close(FD); });
+  if (St.getSize() > MaxArtifactBytes)
+    return inputError(Path, "file is " + Twine(St.getSize()) +
                                 " bytes, larger than any compiler artifact "
                                 "this tool reads (limit " +
                                 Twine(MaxArtifactBytes) + ")");
@@ -50,7 +35,7 @@ Expected<std::unique_ptr<MemoryBuffer>> openArtifact(StringRef Path,
   // every unmap stops the others to flush their TLBs (with -j2, system time
   // was half of a check's wall time on the sweep's copies). LLVM reads
   // rather than maps a volatile file when the buffer ends in a NUL.
-  auto BufOrErr = MemoryBuffer::getOpenFile(FD, Path, uint64_t(St.st_size),
+  auto BufOrErr = MemoryBuffer::getOpenFile(*FD, Path, St.getSize(),
                                             /*RequiresNullTerminator=*/true,
                                             /*IsVolatile=*/true);
   if (!BufOrErr)

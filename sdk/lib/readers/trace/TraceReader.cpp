@@ -363,14 +363,12 @@ TraceLineReader::~TraceLineReader() = default;
 Expected<std::unique_ptr<TraceLineReader>>
 TraceLineReader::open(StringRef Path) {
   sys::fs::file_status St;
-  if (Error E = statRegularFile(Path, St))
-    return std::move(E);
-  int FD = ::open(Path.str().c_str(), O_RDONLY | O_CLOEXEC);
-  if (FD < 0)
-    return inputError(Path, "cannot read: " + Twine(strerror(errno)));
+  Expected<int> FD = openRegularFile(Path, St);
+  if (!FD)
+    return FD.takeError();
   auto I = std::make_unique<Impl>();
   I->Name = Path.str();
-  I->FD = FD;
+  I->FD = *FD;
   I->start();
   return std::unique_ptr<TraceLineReader>(new TraceLineReader(std::move(I)));
 }
