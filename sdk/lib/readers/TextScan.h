@@ -2,12 +2,13 @@
 //
 // Internal to the SDK. The parsers walk the mapped buffer with raw pointers
 // and memchr; these are the pieces both need: the encoding check that runs
-// once per file, and byte classes.
+// once per file, byte classes, and the word search of the prescans.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_LIB_TEXTSCAN_H
 #define GESTELL_LIB_TEXTSCAN_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -101,6 +102,13 @@ inline const char *findStatementBreak(const char *P, const char *End) {
     ++P;
   return P;
 }
+
+/// Whether Text holds any of Words (each non-empty), as StringRef::contains
+/// on each would say, in one pass: with SSE2, 16 positions at a time are
+/// kept as candidates when both the first and the last byte of a word match
+/// there, and only candidates are compared (a prescan reads megabytes of
+/// text in which the words are rare).
+bool containsAny(llvm::StringRef Text, llvm::ArrayRef<llvm::StringRef> Words);
 
 /// End of the line holding P (the '\n' or End).
 inline const char *lineEnd(const char *P, const char *End) {

@@ -2,6 +2,7 @@
 #include "gestell/utils/OptionalStages.h"
 
 #include "gestell/Input.h"
+#include "readers/TextScan.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -33,8 +34,7 @@ bool stageMayMention(const Kernel &K, Stage S, ArrayRef<StringRef> Words) {
     consumeError(Buf.takeError());
     return true;
   }
-  StringRef Text = (*Buf)->getBuffer();
-  return any_of(Words, [&](StringRef W) { return Text.contains(W); });
+  return scan::containsAny((*Buf)->getBuffer(), Words);
 }
 
 } // namespace gestell
