@@ -9,11 +9,16 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <set>
+
+#include <dirent.h>
+#include <sys/stat.h>
 
 using namespace llvm;
 
@@ -73,6 +78,93 @@ std::string targetFromRepr(StringRef Repr) {
   return (Backend + ":" + Arch).str();
 }
 
+/// What reading one folder gave: its identity and its entries, each with
+/// the type the listing gives (links not followed).
+struct Listing {
+  struct Entry {
+    std::string Path;
+    uint32_t NameAt; ///< where the file name starts in Path
+    sys::fs::file_type Type;
+    StringRef name() const { return StringRef(Path).drop_front(NameAt); }
+  };
+  std::error_code StatusError; ///< the folder could not be looked at
+  sys::fs::UniqueID ID;
+  std::vector<Entry> Entries;
+  std::error_code ListError; ///< the listing stopped early
+};
+
+sys::fs::file_type typeOf(const std::string &Path, unsigned char DType) {
+  using sys::fs::file_type;
+  switch (DType) {
+  case DT_REG:
+    return file_type::regular_file;
+  case DT_DIR:
+    return file_type::directory_file;
+  case DT_LNK:
+    return file_type::symlink_file;
+  case DT_FIFO:
+    return file_type::fifo_file;
+  case DT_SOCK:
+    return file_type::socket_file;
+  case DT_CHR:
+    return file_type::character_file;
+  case DT_BLK:
+    return file_type::block_file;
+  default: // DT_UNKNOWN: the file system does not say (some XFS, NFS)
+    break;
+  }
+  sys::fs::file_status St;
+  if (sys::fs::status(Path, St, /*Follow=*/false))
+    return file_type::status_error;
+  return St.type();
+}
+
+/// One folder's listing with POSIX opendir: the folder's identity comes
+/// from the open descriptor (no second lookup of its path) and each entry's
+/// path is the folder's plus its name (LLVM's directory_iterator rebuilds
+/// it with path::append, most of discovery's time on a large cache).
+Listing listFolder(const std::string &Dir) {
+  Listing L;
+  DIR *D = ::opendir(Dir.c_str());
+  if (!D) {
+    // Tell a folder that cannot be looked at from one that cannot be
+    // listed (no read permission), as sys::fs::status would.
+    std::error_code OpenError(errno, std::generic_category());
+    sys::fs::file_status St;
+    if ((L.StatusError = sys::fs::status(Dir, St)))
+      return L;
+    L.ID = St.getUniqueID();
+    L.ListError = OpenError;
+    return L;
+  }
+  scope_exit Close([D] { ::closedir(D); });
+  struct stat St;
+  if (::fstat(::dirfd(D), &St) != 0) {
+    L.StatusError = std::error_code(errno, std::generic_category());
+    return L;
+  }
+  L.ID = sys::fs::UniqueID(St.st_dev, St.st_ino);
+  std::string Prefix = Dir;
+  if (Prefix.empty() || Prefix.back() != '/')
+    Prefix += '/';
+  for (;;) {
+    errno = 0;
+    const struct dirent *E = ::readdir(D);
+    if (!E) {
+      if (errno)
+        L.ListError = std::error_code(errno, std::generic_category());
+      break;
+    }
+    StringRef Name(E->d_name);
+    if (Name == "." || Name == "..")
+      continue;
+    std::string Path = Prefix + Name.str();
+    sys::fs::file_type Type = typeOf(Path, E->d_type);
+    L.Entries.push_back({std::move(Path), uint32_t(Prefix.size()), Type});
+  }
+  return L;
+}
+
 class Walker {
 public:
   Discovery Result;
@@ -89,7 +181,7 @@ public:
     std::string Real = realPath(Abs);
     if (St.type() == sys::fs::file_type::directory_file) {
       Roots.push_back(Real);
-      walkDir(Abs, 0);
+      walkDir(Abs, 0, listFolder(Abs.str().str()));
       return;
     }
     Roots.push_back(std::string(sys::path::parent_path(Real)));
@@ -182,7 +274,7 @@ private:
     }
     if (FileName.starts_with(GroupPrefix) && FileName.ends_with(".json")) {
       // A group file stands for its kernel: take the files beside it.
-      walkDir(Dir, MaxDepth);
+      walkDir(Dir, MaxDepth, listFolder(Dir.str()));
       return;
     }
     auto C = classify(FileName);
@@ -198,27 +290,27 @@ private:
     K.setPath(C->second, Abs);
   }
 
-  void walkDir(StringRef Dir, unsigned Depth) {
-    sys::fs::file_status St;
-    if (std::error_code EC = sys::fs::status(Dir, St)) {
-      Result.Problems.push_back({Dir.str(), "cannot read: " + EC.message()});
+  void walkDir(StringRef Dir, unsigned Depth, const Listing &L) {
+    if (L.StatusError) {
+      Result.Problems.push_back(
+          {Dir.str(), "cannot read: " + L.StatusError.message()});
       return;
     }
-    if (!Visited.insert(St.getUniqueID()).second)
+    if (!Visited.insert(L.ID).second)
       return; // symlink loop or a folder reached twice
-    std::error_code EC;
     std::vector<std::string> SubDirs;
     StringMap<StringMap<std::string>> ByStem; // stem -> stage name -> path
     std::vector<std::string> GroupNames;
-    // Not following links: an entry's type is the entry's own, from the
-    // folder listing (no system call) where the file system gives it.
-    for (sys::fs::directory_iterator It(Dir, EC, /*follow_symlinks=*/false),
-         End;
-         It != End && !EC; It.increment(EC)) {
-      StringRef Path = It->path();
-      StringRef FileName = sys::path::filename(Path);
-      bool Ours = classify(FileName) || isTraceFileName(FileName);
-      sys::fs::file_type Type = It->type();
+    // Not following links. The kernels of this folder by name: each file
+    // finds its kernel without building the key of Kernels.
+    StringMap<Kernel *> Here;
+    for (const Listing::Entry &Entry : L.Entries) {
+      StringRef Path = Entry.Path;
+      StringRef FileName = Entry.name();
+      std::optional<std::pair<StringRef, Stage>> C = classify(FileName);
+      bool Trace = !C && isTraceFileName(FileName);
+      bool Ours = C || Trace;
+      sys::fs::file_type Type = Entry.Type;
       bool Link = Type == sys::fs::file_type::symlink_file;
       if (Link) { // only a link costs a look at what it names
         sys::fs::file_status Target;
@@ -257,19 +349,20 @@ private:
             FileName.drop_front(GroupPrefix.size()).drop_back(5).str());
         continue;
       }
-      if (isTraceFileName(FileName)) {
+      if (Trace) {
         Traces.push_back(Path.str());
         continue;
       }
-      auto C = classify(FileName);
       if (!C)
         continue; // foreign file (launcher .so, notes, ...)
-      Kernel &K = kernel(Dir, C->first);
-      K.setPath(C->second, Path);
+      Kernel *&K = Here[C->first];
+      if (!K)
+        K = &kernel(Dir, C->first);
+      K->setPath(C->second, Path);
     }
-    if (EC)
+    if (L.ListError)
       Result.Problems.push_back(
-          {Dir.str(), "cannot list folder: " + EC.message()});
+          {Dir.str(), "cannot list folder: " + L.ListError.message()});
     for (const std::string &G : GroupNames) {
       auto It = Kernels.find({Dir.str(), G});
       if (It == Kernels.end())
@@ -282,7 +375,7 @@ private:
       return;
     std::sort(SubDirs.begin(), SubDirs.end());
     for (const std::string &Sub : SubDirs)
-      walkDir(Sub, Depth + 1);
+      walkDir(Sub, Depth + 1, listFolder(Sub));
   }
 
   /// A stem with only a .json that is not Triton metadata is not a kernel
@@ -515,6 +608,12 @@ std::string Kernel::absentWhy(Stage S, StringRef Default) const {
 }
 
 void Kernel::setPath(Stage S, StringRef Path) {
+  auto &Span = PathSpans[static_cast<unsigned>(S)];
+  if (!Span.second && !Path.empty()) { // a new stage: appended
+    Span = {uint32_t(PathText.size()), uint32_t(Path.size())};
+    PathText += Path;
+    return;
+  }
   // The text again without S's old path: no dead bytes stay behind.
   std::string Text;
   std::array<std::pair<uint32_t, uint32_t>, NumStages> Spans{};
