@@ -378,8 +378,15 @@ std::optional<size_t> locNumber(StringRef Name, size_t Limit) {
     return std::nullopt;
   if (Name.empty())
     return 0;
-  size_t N = 0;
-  if (Name[0] == '0' || Name.getAsInteger(10, N) || N == 0 || N > Limit)
+  if (Name[0] == '0' || Name.size() > 9) // a leading zero; above any Limit
+    return std::nullopt;
+  size_t N = 0; // by hand: getAsInteger cost more than the rest of the op
+  for (char C : Name) {
+    if (C < '0' || C > '9')
+      return std::nullopt;
+    N = N * 10 + size_t(C - '0');
+  }
+  if (N > Limit)
     return std::nullopt;
   return N;
 }
