@@ -357,8 +357,11 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
   // Kernels of TritonParse traces a window at a time, the window's events
   // held in memory (gestell/Trace.h); without traces, one window.
   forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
-    for (size_t I = Begin; I < End; ++I)
-      Pool.async([&, I] {
+    // One task per thread, each taking the window's next kernel until none
+    // is left: a task per kernel woke a thread per kernel.
+    std::atomic<size_t> Next{Begin};
+    auto Work = [&] {
+      for (size_t I; (I = Next++) < End;) {
         const KernelJob &Job = Jobs[I];
         loadKernelMetadata(*Job.K);
         KernelView View(*Job.K, Analysis);
@@ -371,7 +374,11 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
         if (Base)
           Base->release();
         P.done();
-      });
+      }
+    };
+    size_t Tasks = std::min<size_t>(Pool.getMaxConcurrency(), End - Begin);
+    for (size_t T = 0; T < Tasks; ++T)
+      Pool.async(Work);
     Pool.wait();
   });
   gatherOutcomes(Jobs, std::move(Outcomes), R);
