@@ -66,8 +66,8 @@ TEST(TextScan, ContainsAnyOfNoWordsOrAnEmptyWord) {
   // More words than one pass takes: each is still looked for.
   EXPECT_TRUE(scan::containsAny(std::string(100, 'a') + "q",
                                 {"x", "y", "z", "w", "q"}));
-  EXPECT_FALSE(scan::containsAny(std::string(100, 'a'),
-                                 {"x", "y", "z", "w", "q"}));
+  EXPECT_FALSE(
+      scan::containsAny(std::string(100, 'a'), {"x", "y", "z", "w", "q"}));
 }
 
 } // namespace

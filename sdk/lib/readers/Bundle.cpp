@@ -6,10 +6,10 @@
 #include "readers/JsonInput.h"
 #include "readers/trace/TraceStore.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -93,26 +93,18 @@ struct Listing {
   std::error_code ListError; ///< the listing stopped early
 };
 
+/// The type of an entry from its d_type; DT_UNKNOWN (the file system does
+/// not say: some XFS, NFS) costs an lstat.
 sys::fs::file_type typeOf(const std::string &Path, unsigned char DType) {
   using sys::fs::file_type;
-  switch (DType) {
-  case DT_REG:
-    return file_type::regular_file;
-  case DT_DIR:
-    return file_type::directory_file;
-  case DT_LNK:
-    return file_type::symlink_file;
-  case DT_FIFO:
-    return file_type::fifo_file;
-  case DT_SOCK:
-    return file_type::socket_file;
-  case DT_CHR:
-    return file_type::character_file;
-  case DT_BLK:
-    return file_type::block_file;
-  default: // DT_UNKNOWN: the file system does not say (some XFS, NFS)
-    break;
-  }
+  static constexpr std::pair<unsigned char, file_type> Known[] = {
+      {DT_REG, file_type::regular_file}, {DT_DIR, file_type::directory_file},
+      {DT_LNK, file_type::symlink_file}, {DT_FIFO, file_type::fifo_file},
+      {DT_SOCK, file_type::socket_file}, {DT_CHR, file_type::character_file},
+      {DT_BLK, file_type::block_file}};
+  for (auto [D, T] : Known)
+    if (D == DType)
+      return T;
   sys::fs::file_status St;
   if (sys::fs::status(Path, St, /*Follow=*/false))
     return file_type::status_error;
