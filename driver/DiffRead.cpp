@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Baseline.h"
 #include "DiffLint.h"
+#include "ForEachIndex.h"
 
 #include "gestell/Input.h"
 #include "gestell/KernelView.h"
@@ -181,11 +182,12 @@ unsigned indexIn(const StateSummary &S, const Kernel *K) {
 /// Every kernel's metadata, which matching reads, in parallel.
 void loadAllMetadata(std::vector<StateSummary> &States,
                      ThreadPoolInterface &Pool) {
+  std::vector<Kernel *> All;
   for (StateSummary &S : States)
     for (Kernel &K : S.Found.Kernels)
-      if (K.MetadataDeferred)
-        Pool.async([K = &K] { loadKernelMetadata(*K); });
-  Pool.wait();
+      All.push_back(&K);
+  forEachIndex(Pool, 0, All.size(),
+               [&](size_t I) { loadKernelMetadata(*All[I]); });
 }
 
 /// Which base kernel each job of the shared states is checked against. The
@@ -211,13 +213,15 @@ void matchJobs(std::vector<StateSummary> &States, DiffLint &Lint,
       if (Matchers.back().needsFullKey(true, B))
         Need[0][B] = true;
   }
+  std::vector<std::pair<size_t, size_t>> Read; // (state, kernel)
   for (size_t S = 0; S < N; ++S)
     for (size_t I = 0; I < Need[S].size(); ++I)
       if (Need[S][I])
-        Pool.async([&, S, I] {
-          Ahead[S][I] = readTtgirAhead(States[S].Found.Kernels[I]);
-        });
-  Pool.wait();
+        Read.push_back({S, I});
+  forEachIndex(Pool, 0, Read.size(), [&](size_t R) {
+    auto [S, I] = Read[R];
+    Ahead[S][I] = readTtgirAhead(States[S].Found.Kernels[I]);
+  });
   for (size_t W = 0; W < Lint.Shared.size(); ++W) {
     SharedStateLint &L = Lint.Shared[W];
     BaselineMatcher &M = Matchers[W];
@@ -388,9 +392,8 @@ void readStates(std::vector<StateSummary> &States, DiffLint &Lint,
 
   // 3. The tasks.
   UnitReader Reader(States, Lint, Families, Analysis, Ahead);
-  for (const Unit &U : makeUnits(States, Lint))
-    Pool.async([&Reader, U] { Reader.read(U); });
-  Pool.wait();
+  std::vector<Unit> Units = makeUnits(States, Lint);
+  forEachIndex(Pool, 0, Units.size(), [&](size_t I) { Reader.read(Units[I]); });
 }
 
 } // namespace gestell::driver

@@ -1,5 +1,6 @@
 //===- Runner.cpp - Running the enabled checks over kernels ---------------===//
 #include "Runner.h"
+#include "ForEachIndex.h"
 #include "Report.h"
 #include "Verb.h"
 
@@ -297,10 +298,8 @@ void loadMetadata(ArrayRef<Kernel *> Kernels, unsigned Threads) {
   if (none_of(Kernels, [](const Kernel *K) { return K->MetadataDeferred; }))
     return;
   DefaultThreadPool Pool(hardware_concurrency(Threads));
-  for (Kernel *K : Kernels)
-    if (K->MetadataDeferred)
-      Pool.async([K] { loadKernelMetadata(*K); });
-  Pool.wait();
+  forEachIndex(Pool, 0, Kernels.size(),
+               [&](size_t I) { loadKernelMetadata(*Kernels[I]); });
 }
 
 namespace {
@@ -357,29 +356,20 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
   // Kernels of TritonParse traces a window at a time, the window's events
   // held in memory (gestell/Trace.h); without traces, one window.
   forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
-    // One task per thread, each taking the window's next kernel until none
-    // is left: a task per kernel woke a thread per kernel.
-    std::atomic<size_t> Next{Begin};
-    auto Work = [&] {
-      for (size_t I; (I = Next++) < End;) {
-        const KernelJob &Job = Jobs[I];
-        loadKernelMetadata(*Job.K);
-        KernelView View(*Job.K, Analysis);
-        std::optional<KernelView> Base;
-        if (Job.Baseline)
-          Base.emplace(*Job.Baseline, Analysis);
-        checkKernel(Job, View, Base ? &*Base : nullptr, Analysis, Outcomes[I]);
-        // Each kernel's parsed stages go as soon as its checks are done.
-        View.release();
-        if (Base)
-          Base->release();
-        P.done();
-      }
-    };
-    size_t Tasks = std::min<size_t>(Pool.getMaxConcurrency(), End - Begin);
-    for (size_t T = 0; T < Tasks; ++T)
-      Pool.async(Work);
-    Pool.wait();
+    forEachIndex(Pool, Begin, End, [&](size_t I) {
+      const KernelJob &Job = Jobs[I];
+      loadKernelMetadata(*Job.K);
+      KernelView View(*Job.K, Analysis);
+      std::optional<KernelView> Base;
+      if (Job.Baseline)
+        Base.emplace(*Job.Baseline, Analysis);
+      checkKernel(Job, View, Base ? &*Base : nullptr, Analysis, Outcomes[I]);
+      // Each kernel's parsed stages go as soon as its checks are done.
+      View.release();
+      if (Base)
+        Base->release();
+      P.done();
+    });
   });
   gatherOutcomes(Jobs, std::move(Outcomes), R);
 }
