@@ -24,8 +24,8 @@ namespace gestell::driver {
 inline void forEachIndex(llvm::ThreadPoolInterface &Pool, size_t Begin,
                          size_t End, llvm::function_ref<void(size_t)> Fn) {
   std::atomic<size_t> Next{Begin};
-  size_t Tasks = std::min<size_t>(Pool.getMaxConcurrency(),
-                                  End > Begin ? End - Begin : 0);
+  size_t Tasks =
+      std::min<size_t>(Pool.getMaxConcurrency(), End > Begin ? End - Begin : 0);
   for (size_t T = 0; T < Tasks; ++T)
     Pool.async([&] {
       for (size_t I; (I = Next++) < End;)
