@@ -493,6 +493,7 @@ TEST(Layout, PartitionsRunWithTheirOwnWarps) {
   ASSERT_NE(WS, nullptr);
   EXPECT_EQ(WS->Regions.size(), 2u);
   for (const Operation *Op : (*C)->ops())
-    if (Op->Name == "tt.make_range")
+    if (Op->Name == "tt.make_range") {
       EXPECT_EQ(lookupNumWarps(*Op, **C), 1);
+    }
 }

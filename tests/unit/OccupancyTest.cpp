@@ -103,8 +103,9 @@ TEST(Occupancy, EqualsTheDriverFromItsInputs) {
     In.ClusterSize = R.NumCtas;
     Occupancy O = computeOccupancy(In, h200());
     EXPECT_EQ(O.Launchable, R.Launchable) << R.Origin << ": " << O.WhyNot;
-    if (R.Launchable)
+    if (R.Launchable) {
       EXPECT_EQ(O.BlocksPerSM, R.Blocks) << R.Origin;
+    }
     ++Compared;
   }
   EXPECT_GE(Compared, 150u);
@@ -141,8 +142,9 @@ TEST(Occupancy, EqualsTheDriverThroughTheWholePath) {
     EXPECT_EQ(KO.Input.DynamicShared, R.DynamicShared) << R.Cubin;
     // ...and the same answer.
     EXPECT_EQ(KO.Value->Launchable, R.Launchable) << R.Cubin;
-    if (R.Launchable)
+    if (R.Launchable) {
       EXPECT_EQ(KO.Value->BlocksPerSM, R.Blocks) << R.Cubin;
+    }
     ++Compared;
   }
   EXPECT_GE(Compared, 25u);

@@ -69,8 +69,9 @@ void expectSameProgram(const SassModule &A, const SassModule &B) {
   bool Annotations =
       A.Format != SassFormat::Triton && B.Format != SassFormat::Triton;
   ASSERT_EQ(A.Functions.size(), B.Functions.size());
-  if (Annotations)
+  if (Annotations) {
     EXPECT_EQ(A.Target, B.Target);
+  }
   for (size_t FI = 0; FI < A.Functions.size(); ++FI) {
     const SassFunction &FA = A.Functions[FI], &FB = B.Functions[FI];
     EXPECT_EQ(FA.Name, FB.Name);
@@ -84,8 +85,9 @@ void expectSameProgram(const SassModule &A, const SassModule &B) {
       EXPECT_EQ(X.Predicate, Y.Predicate);
       EXPECT_EQ(X.PredicateNegated, Y.PredicateNegated);
       EXPECT_EQ(X.Kind, Y.Kind);
-      if (Annotations)
+      if (Annotations) {
         EXPECT_EQ(X.Schedule, Y.Schedule);
+      }
       EXPECT_EQ(X.CodeAddress, Y.CodeAddress);
       EXPECT_EQ(X.BranchTarget, Y.BranchTarget);
       EXPECT_EQ(canonicalOperands(X), canonicalOperands(Y));
@@ -342,8 +344,9 @@ TEST(SassCorpus, PtxAndSassAgreeOnWhetherTheMmaLoops) {
           }
       EXPECT_EQ(PtxMma, SassMma) << Path;
       bool Unrolled = PtxLoop && !SassLoop && SassMmas >= 8 * PtxMmas;
-      if (!Unrolled)
+      if (!Unrolled) {
         EXPECT_EQ(PtxLoop, SassLoop) << Path;
+      }
     }
     ++Kernels;
     Looping += PtxLoop;
