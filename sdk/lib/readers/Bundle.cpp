@@ -173,7 +173,7 @@ public:
     std::string Real = realPath(Abs);
     if (St.type() == sys::fs::file_type::directory_file) {
       Roots.push_back(Real);
-      walkDir(Abs, 0, listFolder(Abs.str().str()));
+      walkDir(Abs, 0);
       return;
     }
     Roots.push_back(std::string(sys::path::parent_path(Real)));
@@ -266,7 +266,7 @@ private:
     }
     if (FileName.starts_with(GroupPrefix) && FileName.ends_with(".json")) {
       // A group file stands for its kernel: take the files beside it.
-      walkDir(Dir, MaxDepth, listFolder(Dir.str()));
+      walkDir(Dir, MaxDepth);
       return;
     }
     auto C = classify(FileName);
@@ -282,7 +282,8 @@ private:
     K.setPath(C->second, Abs);
   }
 
-  void walkDir(StringRef Dir, unsigned Depth, const Listing &L) {
+  void walkDir(StringRef Dir, unsigned Depth) {
+    const Listing L = listFolder(Dir.str());
     if (L.StatusError) {
       Result.Problems.push_back(
           {Dir.str(), "cannot read: " + L.StatusError.message()});
@@ -291,7 +292,6 @@ private:
     if (!Visited.insert(L.ID).second)
       return; // symlink loop or a folder reached twice
     std::vector<std::string> SubDirs;
-    StringMap<StringMap<std::string>> ByStem; // stem -> stage name -> path
     std::vector<std::string> GroupNames;
     // Not following links. The kernels of this folder by name: each file
     // finds its kernel without building the key of Kernels.
@@ -367,7 +367,7 @@ private:
       return;
     std::sort(SubDirs.begin(), SubDirs.end());
     for (const std::string &Sub : SubDirs)
-      walkDir(Sub, Depth + 1, listFolder(Sub));
+      walkDir(Sub, Depth + 1);
   }
 
   /// A stem with only a .json that is not Triton metadata is not a kernel

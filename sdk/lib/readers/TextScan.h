@@ -103,11 +103,12 @@ inline const char *findStatementBreak(const char *P, const char *End) {
   return P;
 }
 
-/// Whether Text holds any of Words (each non-empty), as StringRef::contains
-/// on each would say, in one pass: with SSE2, 16 positions at a time are
-/// kept as candidates when both the first and the last byte of a word match
-/// there, and only candidates are compared (a prescan reads megabytes of
-/// text in which the words are rare).
+/// Whether Text holds any of Words, as StringRef::contains on each would
+/// say (an empty word is in any text), in one pass: with SSE2, for one or
+/// two words, 32 positions at a time are kept as candidates when both the
+/// first and the last byte of a word match there, and only candidates are
+/// compared (a prescan reads megabytes of text in which the words are
+/// rare).
 bool containsAny(llvm::StringRef Text, llvm::ArrayRef<llvm::StringRef> Words);
 
 /// End of the line holding P (the '\n' or End).

@@ -4,7 +4,6 @@
 #include "gestell/Input.h"
 #include "readers/TextScan.h"
 
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
