@@ -186,8 +186,7 @@ void loadAllMetadata(std::vector<StateSummary> &States,
   for (StateSummary &S : States)
     for (Kernel &K : S.Found.Kernels)
       All.push_back(&K);
-  forEachIndex(Pool, 0, All.size(),
-               [&](size_t I) { loadKernelMetadata(*All[I]); });
+  loadMetadata(All, Pool);
 }
 
 /// Which base kernel each job of the shared states is checked against. The

@@ -298,6 +298,10 @@ void loadMetadata(ArrayRef<Kernel *> Kernels, unsigned Threads) {
   if (none_of(Kernels, [](const Kernel *K) { return K->MetadataDeferred; }))
     return;
   DefaultThreadPool Pool(hardware_concurrency(Threads));
+  loadMetadata(Kernels, Pool);
+}
+
+void loadMetadata(ArrayRef<Kernel *> Kernels, ThreadPoolInterface &Pool) {
   forEachIndex(Pool, 0, Kernels.size(),
                [&](size_t I) { loadKernelMetadata(*Kernels[I]); });
 }

@@ -23,6 +23,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class ThreadPoolInterface;
+} // namespace llvm
+
 namespace gestell::driver {
 
 /// A problem of the tool, not a finding: an unreadable bundle, a check
@@ -137,6 +141,9 @@ void gatherOutcomes(llvm::ArrayRef<KernelJob> Jobs,
 /// at a time (0 = one per core), for callers that need it before the
 /// per-kernel tasks start (matching, --shard).
 void loadMetadata(llvm::ArrayRef<Kernel *> Kernels, unsigned Threads);
+/// The same on a pool the caller already runs (diff: before matching).
+void loadMetadata(llvm::ArrayRef<Kernel *> Kernels,
+                  llvm::ThreadPoolInterface &Pool);
 
 } // namespace gestell::driver
 
