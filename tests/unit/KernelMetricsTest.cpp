@@ -10,6 +10,10 @@
 #include "gestell/Bundle.h"
 #include "gestell/Expr.h"
 
+#include "CorpusFiles.h"
+
+#include "llvm/Support/FileSystem.h"
+
 #include <gtest/gtest.h>
 
 using namespace gestell;
@@ -163,4 +167,31 @@ TEST(KernelMetrics, ArchSuffixWhenTheElfFlagsDoNotSayIt) {
   A = resolveArch(C, "", nullptr);
   EXPECT_EQ(A.Arch, "sm_80"); // no a variant below sm_90
   EXPECT_FALSE(A.SuffixUnknown);
+}
+
+TEST(KernelMetrics, ArchOfAKernelFromItsPtxWhenTheCubinLeavesItOpen) {
+  std::string Dir = test::makeTempDir("gestell-arch");
+  ASSERT_FALSE(Dir.empty());
+  std::string Ptx = Dir + "/k.ptx";
+  ASSERT_TRUE(test::writeFile(Ptx, "//\n.version 8.7\n.target sm_90a\n"
+                                   ".address_size 64\n"));
+  Kernel K;
+  K.Name = "k";
+  K.setPath(Stage::PTX, Ptx);
+  CubinInfo C;
+  C.SmArch = 90;
+  ArchResolution A = resolveArch(C, K);
+  EXPECT_EQ(A.Arch, "sm_90a");
+  EXPECT_EQ(A.From, "ptx");
+  // Flags that say it: the PTX is not needed (it is gone).
+  ASSERT_FALSE(sys::fs::remove(Ptx));
+  C.ArchSpecific = true;
+  A = resolveArch(C, K);
+  EXPECT_EQ(A.Arch, "sm_90a");
+  EXPECT_EQ(A.From, "cubin");
+  C.ArchSpecific = false;
+  A = resolveArch(C, K); // left open, and the PTX cannot be read
+  EXPECT_EQ(A.Arch, "sm_90");
+  EXPECT_TRUE(A.SuffixUnknown);
+  sys::fs::remove(Dir);
 }

@@ -65,6 +65,9 @@ struct ArchResolution {
 };
 ArchResolution resolveArch(const CubinInfo &C, llvm::StringRef PtxTarget,
                            const KernelMetadata *Meta);
+/// The same for kernel K, whose cubin C is: K's PTX `.target` is read
+/// (from the head of the file) only when C's flags leave the suffix open.
+ArchResolution resolveArch(const CubinInfo &C, const Kernel &K);
 
 /// Which instruction stages collectKernelMetrics reads (the metadata and
 /// the cubin, small, are always read). A stage not asked for is not opened:

@@ -37,10 +37,7 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
   };
 
   if (Expected<const CubinInfo &> C = V.cubin()) {
-    std::string PtxTarget;
-    if (!C->ArchSpecific && C->SmArch >= 90 && K.has(Stage::PTX))
-      PtxTarget = readPtxTarget(K.path(Stage::PTX));
-    ArchResolution A = resolveArch(*C, PtxTarget, K.Meta ? &*K.Meta : nullptr);
+    ArchResolution A = resolveArch(*C, K);
     S.CubinTarget = A.Arch;
     if (A.SuffixUnknown)
       S.Notes.push_back(K.path(Stage::Cubin).str() +
@@ -112,6 +109,13 @@ ArchResolution resolveArch(const CubinInfo &C, StringRef PtxTarget,
   }
   R.SuffixUnknown = true;
   return R;
+}
+
+ArchResolution resolveArch(const CubinInfo &C, const Kernel &K) {
+  std::string PtxTarget;
+  if (!C.ArchSpecific && C.SmArch >= 90 && K.has(Stage::PTX))
+    PtxTarget = readPtxTarget(K.path(Stage::PTX));
+  return resolveArch(C, PtxTarget, K.Meta ? &*K.Meta : nullptr);
 }
 
 Isa defaultMetricStage(const KernelMetrics &Head, const KernelMetrics *Base) {

@@ -219,9 +219,7 @@ KernelOccupancy kernelOccupancy(KernelView &V, const DevicePart *Device) {
     return R;
   }
   const KernelMetadata *Meta = K.Meta ? &*K.Meta : nullptr;
-  std::string PtxTarget =
-      K.has(Stage::PTX) ? readPtxTarget(K.path(Stage::PTX)) : "";
-  std::string Arch = resolveArch(*C, PtxTarget, Meta).Arch;
+  std::string Arch = resolveArch(*C, K).Arch;
   auto Cap = capabilityOfArch(Arch);
   unsigned Major = Cap ? Cap->first : 0, Minor = Cap ? Cap->second : 0;
   if (Device) {
