@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,9 +114,9 @@ struct TtgirLoop {
 };
 
 /// A kernel's TTGIR as the diff keeps it: every group and site in one
-/// array each (a few KB a kernel, however many kernels are read).
+/// array each (a few KB a kernel, however many kernels are read). It names
+/// no file: kernels with the same bytes share one (KernelSummary).
 struct TtgirSummary {
-  std::string File;
   std::vector<TtgirLoop> Loops; ///< outside loops first, then text order
   std::vector<TtgirGroupSummary> Groups;
   std::vector<TtgirSiteRef> Sites;
@@ -132,12 +133,17 @@ struct TtgirSummary {
 
 //===-- One kernel of one state -------------------------------------------===//
 
+/// What is counted of a kernel, and its TTGIR summary, are shared by the
+/// kernels that read as it does (a later state's kernel that a build left
+/// untouched, DiffRead.cpp): the diff then keeps them once. What names a
+/// file of the kernel is its own (K's paths); Metrics->SassFile, which no
+/// diff output prints, is the first reader's.
 struct KernelSummary {
   const Kernel *K = nullptr;
   std::string StatePath; ///< the state path as given on the command line
   MatchKey Key;
-  KernelMetrics Metrics;
-  std::optional<TtgirSummary> Ttgir;
+  std::shared_ptr<const KernelMetrics> Metrics;
+  std::shared_ptr<const TtgirSummary> Ttgir; ///< of K's .ttgir, or null
 };
 
 struct StateSummary {
@@ -299,11 +305,17 @@ void fillSourceLines(DiffReport &R, const PathMap &Paths,
 
 /// One kernel's TTGIR summary (DiffTtgir.cpp), from its conversions (a
 /// KernelView's, which the checks then share, or made for the module).
-TtgirSummary summarizeTtgir(ModuleConversions &Convs, llvm::StringRef File);
+TtgirSummary summarizeTtgir(ModuleConversions &Convs);
+
+/// A state's TTGIR summary and the .ttgir it was made from (read again for
+/// the sites a change shows).
+struct StateTtgir {
+  const TtgirSummary *Summary = nullptr; ///< null: no TTGIR in the state
+  llvm::StringRef File;
+};
 
 /// The TTGIR ops that differ between Base and each later state.
-std::vector<TtgirChange>
-diffTtgir(llvm::ArrayRef<const TtgirSummary *> PerState);
+std::vector<TtgirChange> diffTtgir(llvm::ArrayRef<StateTtgir> PerState);
 
 //===-- Writers
 //-------------------------------------------------------------===//

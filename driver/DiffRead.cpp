@@ -32,7 +32,7 @@ namespace {
 /// TTGIR summary, or the error that stopped the read.
 struct TtgirAhead {
   MatchKey Key;
-  std::optional<TtgirSummary> Ttgir;
+  std::shared_ptr<const TtgirSummary> Ttgir;
   std::optional<std::string> Problem;
 };
 
@@ -53,7 +53,7 @@ TtgirAhead readTtgirAhead(const Kernel &K) {
   A.Key = matchKeyOf(K, M->get());
   addIdentity(A.Key, K);
   ModuleConversions Convs(**M);
-  A.Ttgir = summarizeTtgir(Convs, K.path(Stage::TTGIR));
+  A.Ttgir = std::make_shared<TtgirSummary>(summarizeTtgir(Convs));
   return A;
 }
 
@@ -65,10 +65,12 @@ KernelSummary summarize(KernelView &V, const FamilyTable &Families,
   KernelSummary S;
   S.K = &K;
   S.StatePath = StatePath;
-  S.Metrics = collectKernelMetrics(V, Families);
+  auto Metrics =
+      std::make_shared<KernelMetrics>(collectKernelMetrics(V, Families));
+  S.Metrics = Metrics;
   if (Ahead) {
     if (Ahead->Problem)
-      S.Metrics.Problems.push_back(std::move(*Ahead->Problem));
+      Metrics->Problems.push_back(std::move(*Ahead->Problem));
     S.Key = std::move(Ahead->Key);
     S.Ttgir = std::move(Ahead->Ttgir);
     return S;
@@ -78,13 +80,13 @@ KernelSummary summarize(KernelView &V, const FamilyTable &Families,
     if (Expected<const TtgirModule &> T = V.ttgir())
       M = &*T;
     else
-      S.Metrics.Problems.push_back(toString(T.takeError()));
+      Metrics->Problems.push_back(toString(T.takeError()));
   }
   S.Key = matchKeyOf(K, M);
   if (M) {
     // The view's conversions: the checks that run next share them.
     if (Expected<ModuleConversions &> Convs = V.conversions())
-      S.Ttgir = summarizeTtgir(*Convs, K.path(Stage::TTGIR));
+      S.Ttgir = std::make_shared<TtgirSummary>(summarizeTtgir(*Convs));
     else
       consumeError(Convs.takeError()); // its TTGIR read: never here
   }
@@ -129,16 +131,16 @@ bool sameArtifacts(const Kernel &B, const Kernel &L) {
 }
 
 /// The summary of L, a kernel with Base's artifacts (sameArtifacts), made
-/// from Base's: what it counted is L's too, and only the paths differ.
-/// None when Base's summary names a file of its own kernel anywhere but in
-/// the fields set here (a problem, a reader note, a reason for a missing
-/// stage): then L is read.
+/// from Base's: what it counted is L's too, and shared with it; only the
+/// paths differ, and they are L's own. None when Base's summary names a
+/// file of its own kernel (a problem, a reader note, a reason for a
+/// missing stage): then L is read.
 std::optional<KernelSummary> summaryAs(const KernelSummary &Base,
                                        const Kernel &L,
                                        const std::string &StatePath,
                                        std::optional<TtgirAhead> &Ahead) {
   const Kernel &B = *Base.K;
-  const KernelMetrics &BM = Base.Metrics;
+  const KernelMetrics &BM = *Base.Metrics;
   if (!BM.Problems.empty() || !BM.Notes.empty() ||
       any_of(BM.Missing, [&](const auto &M) {
         return StringRef(M.second).contains(B.Dir);
@@ -147,20 +149,12 @@ std::optional<KernelSummary> summaryAs(const KernelSummary &Base,
   KernelSummary S;
   S.K = &L;
   S.StatePath = StatePath;
-  S.Metrics = BM;
-  for (Stage St : {Stage::SASS, Stage::SASSAlt})
-    if (B.has(St) && BM.SassFile == B.path(St))
-      S.Metrics.SassFile = L.path(St).str(); // else nvdisasm's, by content
-  if (Ahead) {
-    S.Key = std::move(Ahead->Key);
-    S.Ttgir = std::move(Ahead->Ttgir);
-    return S;
-  }
-  S.Key = Base.Key;
-  if (Base.Ttgir) {
-    S.Ttgir = *Base.Ttgir;
-    S.Ttgir->File = L.path(Stage::TTGIR).str();
-  }
+  S.Metrics = Base.Metrics;
+  S.Ttgir = Base.Ttgir; // the same .ttgir bytes
+  // Its own key, when it was read ahead for matching: the key's program
+  // digest comes from the .source, which sameArtifacts does not compare.
+  S.Key = Ahead ? std::move(Ahead->Key) : Base.Key;
+  Ahead.reset();
   return S;
 }
 

@@ -150,7 +150,7 @@ void finishRow(CountRow &R) {
 }
 
 const StageCounts *countsOf(const KernelInState &K, Isa I) {
-  return K.Summary ? K.Summary->Metrics.counts(I) : nullptr;
+  return K.Summary ? K.Summary->Metrics->counts(I) : nullptr;
 }
 
 void compareCounts(KernelDiff &D, const FamilyTable &Families,
@@ -234,7 +234,7 @@ void compareResources(KernelDiff &D) {
     R.Values.resize(D.States.size());
     for (size_t S = 0; S < D.States.size(); ++S)
       if (const KernelSummary *K = D.States[S].Summary)
-        if (std::optional<double> V = resourceValue(K->Metrics, Res);
+        if (std::optional<double> V = resourceValue(*K->Metrics, Res);
             V && *V >= 0)
           R.Values[S] = uint64_t(*V);
     D.Resources.push_back(std::move(R));
@@ -317,7 +317,7 @@ DiffReport reportHeader(const std::vector<StateSummary> &States,
       if (P.Severity == Level::Error)
         R.Problems.push_back(P.where() + ": " + P.Message);
     for (const KernelSummary &K : S.Kernels)
-      for (const std::string &P : K.Metrics.Problems)
+      for (const std::string &P : K.Metrics->Problems)
         R.Problems.push_back(P);
   }
   for (const Family &F : Families.families())
@@ -456,7 +456,7 @@ void evaluateGates(KernelDiff &D, size_t Index,
       const KernelSummary *Head = D.States[S].Summary;
       if (!Head)
         continue;
-      KernelMetricProvider P(Head->Metrics, &Base.Metrics, D.Name);
+      KernelMetricProvider P(*Head->Metrics, Base.Metrics.get(), D.Name);
       ExprResult Res = E.evaluate(P);
       if (Res.holds())
         R.GateHeld.push_back({Index, unsigned(S)});
@@ -479,10 +479,10 @@ KernelDiff compareKernel(unsigned B, const std::vector<StateSummary> &States,
   D.Key = Base.Key;
   D.States = statesOfBaseKernel(B, States, Ms);
   compareCounts(D, Families, TopOpcodes);
-  std::vector<const TtgirSummary *> Ttgirs(States.size());
+  std::vector<StateTtgir> Ttgirs(States.size());
   for (size_t S = 0; S < States.size(); ++S)
     if (const KernelSummary *K = D.States[S].Summary; K && K->Ttgir)
-      Ttgirs[S] = &*K->Ttgir;
+      Ttgirs[S] = {K->Ttgir.get(), K->K->path(Stage::TTGIR)};
   D.Ttgir = diffTtgir(Ttgirs);
   compareResources(D);
   D.Changed =

@@ -278,10 +278,10 @@ std::string notCompared(const DiffReport &R, const KernelDiff &D) {
       Parts.push_back(Stage.str() + " (absent in " + join(Without, ", ") + ")");
   };
   check("PTX",
-        [](const KernelSummary &K) { return K.Metrics.counts(Isa::PTX); });
+        [](const KernelSummary &K) { return K.Metrics->counts(Isa::PTX); });
   check("SASS",
-        [](const KernelSummary &K) { return K.Metrics.counts(Isa::SASS); });
-  check("TTGIR", [](const KernelSummary &K) { return K.Ttgir.has_value(); });
+        [](const KernelSummary &K) { return K.Metrics->counts(Isa::SASS); });
+  check("TTGIR", [](const KernelSummary &K) { return K.Ttgir != nullptr; });
   return join(Parts, ", ");
 }
 

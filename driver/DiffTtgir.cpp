@@ -307,10 +307,9 @@ void flatten(TtgirSummary &S, const LoopDrafts &Drafts,
 }
 } // namespace
 
-TtgirSummary summarizeTtgir(ModuleConversions &Convs, StringRef File) {
+TtgirSummary summarizeTtgir(ModuleConversions &Convs) {
   const TtgirModule &M = Convs.module();
   TtgirSummary S;
-  S.File = File.str();
   SummaryTables Tables(Convs);
   DenseMap<const Operation *, unsigned> LoopIndex;
   StringMap<unsigned> KeyUses;
@@ -368,23 +367,23 @@ struct SiteFile {
   std::vector<uint32_t> LineStarts;
 };
 
-/// The TtgirOpSite of a summary's site: its line and column (as the parser
-/// counts them) and its op's first line, trimmed and cut at 400 bytes, from
-/// the .ttgir read again (0, 0 and "" if it can no longer be read there).
-TtgirOpSite siteOf(const TtgirSummary &S, const TtgirSiteRef &R,
+/// The TtgirOpSite of a site of the summary of File: its line and column
+/// (as the parser counts them) and its op's first line, trimmed and cut at
+/// 400 bytes, from File read again (0, 0 and "" if it no longer reads).
+TtgirOpSite siteOf(StringRef File, const TtgirSiteRef &R,
                    StringMap<SiteFile> &Files) {
   TtgirOpSite Site;
-  Site.File = S.File;
+  Site.File = File.str();
   TtgirSiteInfo I = DiffStrings::site(R.Info);
   Site.Source = DiffStrings::get(I.Source);
   Site.Type = DiffStrings::get(I.Type);
   Site.Cost = DiffStrings::get(I.Cost);
-  auto [It, New] = Files.try_emplace(S.File);
+  auto [It, New] = Files.try_emplace(File);
   SiteFile &F = It->second;
   if (New) {
     // openArtifact also reads a stage of a TritonParse trace (its label).
     if (Expected<std::unique_ptr<MemoryBuffer>> B =
-            openArtifact(S.File, Content::Text)) {
+            openArtifact(File, Content::Text)) {
       F.Buffer = std::move(*B);
       StringRef T = F.Buffer->getBuffer();
       F.LineStarts.push_back(0);
@@ -427,11 +426,14 @@ static std::string portableLoopKey(StringRef Key) {
   return Out;
 }
 
-std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
+std::vector<TtgirChange> diffTtgir(ArrayRef<StateTtgir> States) {
   std::vector<TtgirChange> Out;
-  if (PerState.empty() || !PerState[0])
+  if (States.empty() || !States[0].Summary)
     return Out;
-  const unsigned N = PerState.size();
+  const unsigned N = States.size();
+  std::vector<const TtgirSummary *> PerState(N);
+  for (unsigned I = 0; I < N; ++I)
+    PerState[I] = States[I].Summary;
   // Loop keys in order of first appearance: the base's, then new ones.
   std::vector<std::string> Keys;
   StringMap<bool> SeenKey;
@@ -507,14 +509,14 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<const TtgirSummary *> PerState) {
           if (More.empty())
             More.assign(Here.begin(), Here.end());
           for (const TtgirSiteRef &R : More)
-            C.Sites[I].push_back(siteOf(*PerState[I], R, Files));
+            C.Sites[I].push_back(siteOf(States[I].File, R, Files));
         } else {
           std::vector<TtgirSiteRef> Lost = unmatchedSites(There, Here);
           if (Lost.empty())
             Lost.assign(There.begin(), There.end());
           for (const TtgirSiteRef &R : Lost)
             if (BaseShown.insert(R.Offset).second)
-              C.Sites[0].push_back(siteOf(*PerState[0], R, Files));
+              C.Sites[0].push_back(siteOf(States[0].File, R, Files));
         }
       }
       if (!Changed)
