@@ -426,14 +426,24 @@ static std::string portableLoopKey(StringRef Key) {
   return Out;
 }
 
+/// S's loop whose key is Key, portably (portableLoopKey), or null.
+static const TtgirLoop *findLoop(const TtgirSummary *S, StringRef Key) {
+  if (!S)
+    return nullptr;
+  std::string Portable = portableLoopKey(Key);
+  for (const TtgirLoop &L : S->Loops)
+    if (L.Key == Key || portableLoopKey(L.Key) == Portable)
+      return &L;
+  return nullptr;
+}
+
 std::vector<TtgirChange> diffTtgir(ArrayRef<StateTtgir> States) {
   std::vector<TtgirChange> Out;
   if (States.empty() || !States[0].Summary)
     return Out;
   const unsigned N = States.size();
-  std::vector<const TtgirSummary *> PerState(N);
-  for (unsigned I = 0; I < N; ++I)
-    PerState[I] = States[I].Summary;
+  auto PerState = to_vector(
+      map_range(States, [](const StateTtgir &S) { return S.Summary; }));
   // Loop keys in order of first appearance: the base's, then new ones.
   std::vector<std::string> Keys;
   StringMap<bool> SeenKey;
@@ -442,16 +452,6 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<StateTtgir> States) {
       for (const TtgirLoop &L : S->Loops)
         if (SeenKey.try_emplace(portableLoopKey(L.Key), true).second)
           Keys.push_back(L.Key);
-  auto findLoop = [](const TtgirSummary *S,
-                     StringRef Key) -> const TtgirLoop * {
-    if (!S)
-      return nullptr;
-    std::string Portable = portableLoopKey(Key);
-    for (const TtgirLoop &L : S->Loops)
-      if (L.Key == Key || portableLoopKey(L.Key) == Portable)
-        return &L;
-    return nullptr;
-  };
   StringMap<SiteFile> Files;
 
   for (const std::string &Key : Keys) {
