@@ -315,7 +315,7 @@ struct StateTtgir {
 };
 
 /// The TTGIR ops that differ between Base and each later state.
-std::vector<TtgirChange> diffTtgir(llvm::ArrayRef<StateTtgir> PerState);
+std::vector<TtgirChange> diffTtgir(llvm::ArrayRef<StateTtgir> States);
 
 //===-- Writers
 //-------------------------------------------------------------===//

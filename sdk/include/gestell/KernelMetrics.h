@@ -65,8 +65,8 @@ struct ArchResolution {
 };
 ArchResolution resolveArch(const CubinInfo &C, llvm::StringRef PtxTarget,
                            const KernelMetadata *Meta);
-/// The same for kernel K, whose cubin C is: K's PTX `.target` is read
-/// (from the head of the file) only when C's flags leave the suffix open.
+/// The same for kernel K, whose cubin C is: K's .ptx is opened for its
+/// `.target` (readPtxTarget) only when C's flags leave the suffix open.
 ArchResolution resolveArch(const CubinInfo &C, const Kernel &K);
 
 /// Which instruction stages collectKernelMetrics reads (the metadata and
