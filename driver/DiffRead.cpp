@@ -328,7 +328,8 @@ private:
 
   /// Kernel I of state S; BaseView is the unit's base kernel B, the one it
   /// is checked against (by construction), if any. A kernel with B's
-  /// artifacts takes B's summary; its checks still run on its own view.
+  /// artifacts takes B's summary, and its checks run on B's parses (its
+  /// own view borrows them; the results name its own files).
   void readLater(unsigned S, unsigned I, KernelView *BaseView,
                  std::optional<unsigned> B) const {
     StateSummary &St = States[S];
@@ -337,6 +338,8 @@ private:
     std::optional<KernelSummary> Twin;
     if (BaseView && sameArtifacts(BaseView->kernel(), K))
       Twin = summaryAs(States[0].Kernels[*B], K, St.Path, Ahead[S][I]);
+    if (Twin)
+      View.borrowParsed(*BaseView);
     St.Kernels[I] =
         Twin ? std::move(*Twin)
              : summarize(View, Families, St.Path, std::move(Ahead[S][I]));

@@ -253,10 +253,11 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
     std::string Failure = runCheck(*C, Ctx, In);
     if (!Failure.empty()) {
       // What a failed check reported before failing is not trusted.
-      Failures.push_back({C->Info.Id, std::move(Failure)});
+      Failures.push_back({C->Info.Id, View.ownPaths(Failure)});
       continue;
     }
     for (Diagnostic &D : Ctx.diagnostics()) {
+      View.ownPaths(D); // its own files, where it borrowed a twin's parses
       D.CheckId = C->Info.Id;
       D.Kernel = K.Name;
       D.Target = K.target().str();

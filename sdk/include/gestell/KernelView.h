@@ -31,6 +31,7 @@ namespace gestell {
 
 struct DevicePart;
 class ModuleConversions;
+struct Diagnostic;
 class StageFamilies;
 
 /// A stage a kernel does not have and that cannot be made: not an input
@@ -166,9 +167,22 @@ public:
   /// Drops every parsed stage (memory must not grow with kernel count).
   void release();
 
+  /// Shares Twin's stages that read without error (and what is derived
+  /// from them) instead of parsing them again: gestell diff checks a
+  /// kernel that a build left untouched with its baseline twin's parses.
+  /// Twin's kernel must hold the same bytes in every stage file (metadata,
+  /// TTGIR, PTX, cubin, SASS); only the paths differ. What checks make of
+  /// shared stages names Twin's files: ownPaths() gives this kernel's.
+  void borrowParsed(const KernelView &Twin);
+  /// D, or a text, with each file of the twin (borrowParsed) replaced by
+  /// this kernel's file of the same stage; unchanged when nothing was
+  /// borrowed.
+  void ownPaths(Diagnostic &D) const;
+  std::string ownPaths(llvm::StringRef Text) const;
+
 private:
   template <typename T> struct Slot {
-    std::unique_ptr<T> Value;
+    std::shared_ptr<const T> Value; ///< shared with borrowParsed views
     /// Set once the stage failed: makes the same error again.
     std::function<llvm::Error()> Failure;
     /// The failure, unless the stage is just missing (Text empty).
@@ -188,8 +202,10 @@ private:
   Slot<CubinInfo> Cubin;
   Slot<TtgirModule> Ttgir;
   // Derived from the stages above, so declared after them (dropped first).
-  std::unique_ptr<ModuleConversions> Conversions;
-  std::unique_ptr<StageFamilies> PtxFamilies, SassFamilies;
+  std::shared_ptr<ModuleConversions> Conversions;
+  std::shared_ptr<StageFamilies> PtxFamilies, SassFamilies;
+  /// The twin whose stages were borrowed (borrowParsed), or null.
+  const Kernel *Lender = nullptr;
 };
 
 } // namespace gestell

@@ -6,10 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/KernelView.h"
+#include "gestell/Diagnostic.h"
 #include "gestell/Error.h"
 #include "gestell/utils/ModuleConversions.h"
 #include "gestell/StageFamilies.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -205,7 +208,8 @@ const StageFamilies &KernelView::families(const SassModule &M) {
 std::vector<std::string> KernelView::readerNotes() const {
   std::vector<std::string> Out;
   if (const SassModule *M = Sass.Value.get(); M && M->ToolMessages)
-    Out.push_back(M->Path + ":" + std::to_string(M->FirstToolMessageLine) +
+    Out.push_back(ownPaths(M->Path) + ":" +
+                  std::to_string(M->FirstToolMessageLine) +
                   ": " + std::to_string(M->ToolMessages) +
                   " line(s) the disassembler printed about itself were "
                   "skipped (the listing was captured with its stderr), "
@@ -249,6 +253,78 @@ void KernelView::release() {
   Cubin = {};
   Ttgir = {};
   SassPath.clear();
+  Lender = nullptr;
+}
+
+void KernelView::borrowParsed(const KernelView &Twin) {
+  Lender = &Twin.K;
+  auto Take = [](auto &Mine, const auto &Theirs) {
+    if (!Mine.Value && !Mine.Failure && Theirs.Value)
+      Mine.Value = Theirs.Value;
+  };
+  Take(Ptx, Twin.Ptx);
+  Take(Cubin, Twin.Cubin);
+  Take(Ttgir, Twin.Ttgir);
+  if (!Sass.Value && !Sass.Failure && Twin.Sass.Value) {
+    Sass.Value = Twin.Sass.Value;
+    SassPath = ownPaths(Twin.SassPath); // the cache's file stays the same
+  }
+  if (!Conversions && Ttgir.Value == Twin.Ttgir.Value)
+    Conversions = Twin.Conversions;
+  if (!PtxFamilies && Ptx.Value == Twin.Ptx.Value)
+    PtxFamilies = Twin.PtxFamilies;
+  if (!SassFamilies && Sass.Value == Twin.Sass.Value)
+    SassFamilies = Twin.SassFamilies;
+}
+
+std::string KernelView::ownPaths(StringRef Text) const {
+  if (!Lender || Lender->Dir == K.Dir)
+    return Text.str();
+  // Longest first: no stage's file is then mistaken for a part of another.
+  SmallVector<Stage, NumStages> Order;
+  for (unsigned S = 0; S < NumStages; ++S)
+    if (Lender->has(Stage(S)) && K.has(Stage(S)))
+      Order.push_back(Stage(S));
+  llvm::sort(Order, [&](Stage A, Stage B) {
+    return Lender->path(A).size() > Lender->path(B).size();
+  });
+  std::string Out;
+  for (size_t I = 0; I < Text.size();) {
+    bool Replaced = false;
+    for (Stage S : Order)
+      if (Text.substr(I).starts_with(Lender->path(S))) {
+        Out += K.path(S);
+        I += Lender->path(S).size();
+        Replaced = true;
+        break;
+      }
+    if (!Replaced)
+      Out += Text[I++];
+  }
+  return Out;
+}
+
+void KernelView::ownPaths(Diagnostic &D) const {
+  if (!Lender)
+    return;
+  auto Loc = [&](DiagLoc &L) {
+    if (!L.isSource())
+      L.File = ownPaths(L.File);
+    L.Message = ownPaths(L.Message);
+  };
+  D.Message = ownPaths(D.Message);
+  Loc(D.Primary);
+  for (DiagLoc &L : D.Related)
+    Loc(L);
+  for (DiagLoc &L : D.Causes)
+    Loc(L);
+  for (Note &N : D.Notes) {
+    N.Message = ownPaths(N.Message);
+    if (N.Loc)
+      Loc(*N.Loc);
+  }
+  if (D.Hint)
+    D.Hint->Message = ownPaths(D.Hint->Message);
 }
 
 } // namespace gestell
