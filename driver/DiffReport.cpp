@@ -195,7 +195,14 @@ void compareCounts(KernelDiff &D, const FamilyTable &Families,
         D.Constant[unsigned(I)].push_back(R.Name);
     }
 
-    // Opcodes, by how much they moved.
+    // Opcodes, by how much they moved: none where every state shares the
+    // base kernel's counts (a kernel a build left untouched, DiffRead.cpp).
+    const StageCounts *BaseCounts = countsOf(D.States[0], I);
+    if (all_of(drop_begin(D.States), [&](const KernelInState &K) {
+          const StageCounts *C = countsOf(K, I);
+          return !C || C == BaseCounts;
+        }))
+      continue;
     std::set<std::string> Names;
     for (const KernelInState &K : D.States)
       if (const StageCounts *C = countsOf(K, I))
