@@ -14,7 +14,8 @@
 // target, warps and stages, and where those leave a choice, by TTGIR
 // signature and tile shapes. The kernels of such a name have their TTGIR
 // read first, on its own and in parallel, for the key (the TTGIR summary
-// is kept from that read); every other stage, and every other kernel, is
+// is kept from that read; kernels of the name whose .ttgir holds the same
+// bytes share one read); every other stage, and every other kernel, is
 // read once.
 //
 //===----------------------------------------------------------------------===//

@@ -15,12 +15,16 @@
 #include "gestell/KernelView.h"
 #include "gestell/utils/ModuleConversions.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
+
+#include <map>
 
 using namespace llvm;
 
@@ -36,24 +40,38 @@ struct TtgirAhead {
   std::optional<std::string> Problem;
 };
 
-TtgirAhead readTtgirAhead(const Kernel &K) {
-  TtgirAhead A;
-  if (!K.has(Stage::TTGIR)) {
-    A.Key = matchKeyOf(K, nullptr);
-    addIdentity(A.Key, K);
-    return A;
-  }
+/// What a .ttgir read ahead gives every kernel of its name and bytes.
+struct TtgirRead {
+  std::optional<TtgirKeyParts> Parts; ///< none: it did not read
+  std::shared_ptr<const TtgirSummary> Ttgir;
+  std::optional<std::string> Problem; ///< names the file read
+};
+
+TtgirRead readTtgir(const Kernel &K) {
+  TtgirRead R;
   Expected<std::unique_ptr<TtgirModule>> M = parseTtgir(K.path(Stage::TTGIR));
   if (!M) {
-    A.Problem = toString(M.takeError());
-    A.Key = matchKeyOf(K, nullptr);
-    addIdentity(A.Key, K);
-    return A;
+    R.Problem = toString(M.takeError());
+    return R;
   }
-  A.Key = matchKeyOf(K, M->get());
-  addIdentity(A.Key, K);
+  R.Parts = ttgirKeyParts(**M, K.Name);
   ModuleConversions Convs(**M);
-  A.Ttgir = std::make_shared<TtgirSummary>(summarizeTtgir(Convs));
+  R.Ttgir = std::make_shared<TtgirSummary>(summarizeTtgir(Convs));
+  return R;
+}
+
+/// K's key and TTGIR from Read, a read of its .ttgir or of one with the
+/// same bytes (null: K has no TTGIR).
+TtgirAhead aheadOf(const Kernel &K, const TtgirRead *Read) {
+  TtgirAhead A;
+  A.Key = matchKeyOf(K, nullptr);
+  if (Read) {
+    if (Read->Parts)
+      addTtgirParts(A.Key, *Read->Parts);
+    A.Ttgir = Read->Ttgir;
+    A.Problem = Read->Problem;
+  }
+  addIdentity(A.Key, K);
   return A;
 }
 
@@ -183,6 +201,64 @@ void loadAllMetadata(std::vector<StateSummary> &States,
   loadMetadata(All, Pool);
 }
 
+/// The TTGIR of the kernels Read names (state, kernel), read ahead into
+/// Ahead. The kernels of one name whose .ttgir holds the same bytes (a
+/// later state's kernel a build left untouched, copies of one cache) share
+/// one parse: the first of them in Read parses, the others take its key
+/// parts and summary.
+void readAhead(const std::vector<StateSummary> &States,
+               ArrayRef<std::pair<size_t, size_t>> Read, AheadTable &Ahead,
+               ThreadPoolInterface &Pool) {
+  auto kernelAt = [&](size_t R) -> const Kernel & {
+    return States[Read[R].first].Found.Kernels[Read[R].second];
+  };
+  std::vector<std::optional<std::pair<uint64_t, uint64_t>>> Digest(
+      Read.size());
+  forEachIndex(Pool, 0, Read.size(), [&](size_t R) {
+    const Kernel &K = kernelAt(R);
+    if (!K.has(Stage::TTGIR))
+      return;
+    Expected<std::unique_ptr<MemoryBuffer>> Buf =
+        openArtifact(K.path(Stage::TTGIR), Content::Binary);
+    if (!Buf) {
+      consumeError(Buf.takeError()); // its own read reports it
+      return;
+    }
+    XXH128_hash_t H = xxh3_128bits(arrayRefFromStringRef((*Buf)->getBuffer()));
+    Digest[R] = {H.low64, H.high64};
+  });
+  // Each kernel's leader: the first in Read of its name and bytes (itself
+  // when its .ttgir did not read, so that its error names its own file).
+  std::map<std::tuple<StringRef, uint64_t, uint64_t>, size_t> First;
+  std::vector<size_t> LeaderOf(Read.size());
+  std::vector<size_t> Leaders;
+  for (size_t R = 0; R < Read.size(); ++R) {
+    LeaderOf[R] = R;
+    if (Digest[R])
+      LeaderOf[R] = First
+                        .try_emplace({kernelAt(R).Name, Digest[R]->first,
+                                      Digest[R]->second},
+                                     R)
+                        .first->second;
+    if (LeaderOf[R] == R && kernelAt(R).has(Stage::TTGIR))
+      Leaders.push_back(R);
+  }
+  std::vector<std::optional<TtgirRead>> Reads(Read.size());
+  forEachIndex(Pool, 0, Leaders.size(), [&](size_t L) {
+    Reads[Leaders[L]] = readTtgir(kernelAt(Leaders[L]));
+  });
+  forEachIndex(Pool, 0, Read.size(), [&](size_t R) {
+    const std::optional<TtgirRead> &Lead = Reads[LeaderOf[R]];
+    // A leader's error names its file: the others read their own.
+    std::optional<TtgirRead> Own;
+    if (LeaderOf[R] != R && Lead && Lead->Problem)
+      Own = readTtgir(kernelAt(R));
+    const std::optional<TtgirRead> &Used = Own ? Own : Lead;
+    auto [S, I] = Read[R];
+    Ahead[S][I] = aheadOf(kernelAt(R), Used ? &*Used : nullptr);
+  });
+}
+
 /// Which base kernel each job of the shared states is checked against. The
 /// TTGIR of the kernels whose cheap keys collide is read first, once,
 /// whichever states need it, into Ahead.
@@ -211,10 +287,7 @@ void matchJobs(std::vector<StateSummary> &States, DiffLint &Lint,
     for (size_t I = 0; I < Need[S].size(); ++I)
       if (Need[S][I])
         Read.push_back({S, I});
-  forEachIndex(Pool, 0, Read.size(), [&](size_t R) {
-    auto [S, I] = Read[R];
-    Ahead[S][I] = readTtgirAhead(States[S].Found.Kernels[I]);
-  });
+  readAhead(States, Read, Ahead, Pool);
   for (size_t W = 0; W < Lint.Shared.size(); ++W) {
     SharedStateLint &L = Lint.Shared[W];
     BaselineMatcher &M = Matchers[W];

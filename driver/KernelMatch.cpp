@@ -171,26 +171,38 @@ MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M) {
     if (!K.Meta->Constants.empty())
       Key.Constants = K.Meta->Constants;
   }
-  if (!M)
-    return Key;
-  if (Key.Target.empty())
-    Key.Target = M->target().str();
-  if (!Key.NumWarps)
-    Key.NumWarps = M->numWarps();
-  if (const Operation *F = kernelFunction(*M, K.Name)) {
+  if (M)
+    addTtgirParts(Key, ttgirKeyParts(*M, K.Name));
+  return Key;
+}
+
+TtgirKeyParts ttgirKeyParts(const TtgirModule &M, StringRef Name) {
+  TtgirKeyParts P;
+  P.Target = M.target().str();
+  P.NumWarps = M.numWarps();
+  if (const Operation *F = kernelFunction(M, Name)) {
     SmallVector<std::string, 8> Args;
     if (!F->Regions.empty() && !F->Regions[0]->Blocks.empty())
       for (const Value *A : F->Regions[0]->Blocks[0]->Args)
         Args.push_back(typeKey(A->Ty));
-    Key.Signature = "(" + join(Args, ", ") + ")";
+    P.Signature = "(" + join(Args, ", ") + ")";
   }
   std::set<std::string> Tiles;
-  for (const Operation *Op : M->ops())
+  for (const Operation *Op : M.ops())
     if (isDot(Op->Name) && Op->Operands.size() >= 2)
       Tiles.insert(tileOf(Op->operandType(0)) + " * " +
                    tileOf(Op->operandType(1)));
-  Key.Tiles = join(Tiles, ", ");
-  return Key;
+  P.Tiles = join(Tiles, ", ");
+  return P;
+}
+
+void addTtgirParts(MatchKey &Key, const TtgirKeyParts &P) {
+  if (Key.Target.empty())
+    Key.Target = P.Target;
+  if (!Key.NumWarps)
+    Key.NumWarps = P.NumWarps;
+  Key.Signature = P.Signature;
+  Key.Tiles = P.Tiles;
 }
 
 std::string MatchKey::str() const {

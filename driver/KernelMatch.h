@@ -76,6 +76,19 @@ struct MatchKey {
 /// The key of K; M is its parsed TTGIR, or null (a cheap key).
 MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M);
 
+/// What a key takes from the TTGIR of a kernel named Name: the same for
+/// every kernel of that name whose .ttgir holds the same bytes.
+struct TtgirKeyParts {
+  std::string Target; ///< ttg.target, used when the metadata has none
+  int64_t NumWarps = 0; ///< ttg.num-warps, likewise
+  std::optional<std::string> Signature;
+  std::string Tiles;
+};
+TtgirKeyParts ttgirKeyParts(const TtgirModule &M, llvm::StringRef Name);
+/// Key, a cheap key (matchKeyOf without a TTGIR), with P: then as
+/// matchKeyOf with the TTGIR P was taken from.
+void addTtgirParts(MatchKey &Key, const TtgirKeyParts &P);
+
 /// Adds K's program digest and toolchain to its key: read (.source, the
 /// PTX header) only for the kernels whose cheap keys collide, with their
 /// TTGIR.
