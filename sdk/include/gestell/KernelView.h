@@ -172,7 +172,11 @@ public:
   /// kernel that a build left untouched with its baseline twin's parses.
   /// Twin's kernel must hold the same bytes in every stage file (metadata,
   /// TTGIR, PTX, cubin, SASS); only the paths differ. What checks make of
-  /// shared stages names Twin's files: ownPaths() gives this kernel's.
+  /// shared stages names Twin's files: ownPaths() gives this kernel's. When
+  /// Twin is also this kernel's baseline, a location a check puts in the
+  /// baseline's files reads as this kernel's (the same bytes): gestell diff
+  /// shows only results that differ from the baseline's, which such a twin
+  /// never has.
   void borrowParsed(const KernelView &Twin);
   /// D, or a text, with each file of the twin (borrowParsed) replaced by
   /// this kernel's file of the same stage; unchanged when nothing was
