@@ -120,6 +120,11 @@ struct TtgirSummary {
   std::vector<TtgirLoop> Loops; ///< outside loops first, then text order
   std::vector<TtgirGroupSummary> Groups;
   std::vector<TtgirSiteRef> Sites;
+  /// Set instead of the above where the summary was not made: a base
+  /// kernel whose later kernels all hold its bytes (DiffRead.cpp) shares
+  /// its summary with them, and diffTtgir needs none to compare those.
+  /// The .ttgir to make it from, should a comparison need it.
+  std::string Unmade;
 
   llvm::ArrayRef<TtgirGroupSummary> groups(const TtgirLoop &L) const {
     return llvm::ArrayRef(Groups).slice(L.FirstGroup, L.NumGroups);

@@ -75,10 +75,13 @@ TtgirAhead aheadOf(const Kernel &K, const TtgirRead *Read) {
   return A;
 }
 
-/// The kernel's summary from its view (and the TTGIR read ahead, if it was).
+/// The kernel's summary from its view (and the TTGIR read ahead, if it
+/// was). With OnlyTwins (its later kernels all hold its bytes, and share
+/// its summary) its TTGIR summary is left unmade (TtgirSummary::Unmade).
 KernelSummary summarize(KernelView &V, const FamilyTable &Families,
                         const std::string &StatePath,
-                        std::optional<TtgirAhead> &&Ahead) {
+                        std::optional<TtgirAhead> &&Ahead,
+                        bool OnlyTwins = false) {
   const Kernel &K = V.kernel();
   KernelSummary S;
   S.K = &K;
@@ -101,7 +104,11 @@ KernelSummary summarize(KernelView &V, const FamilyTable &Families,
       Metrics->Problems.push_back(toString(T.takeError()));
   }
   S.Key = matchKeyOf(K, M);
-  if (M) {
+  if (M && OnlyTwins) {
+    auto Unmade = std::make_shared<TtgirSummary>();
+    Unmade->Unmade = K.path(Stage::TTGIR).str();
+    S.Ttgir = std::move(Unmade);
+  } else if (M) {
     // The view's conversions: the checks that run next share them.
     if (Expected<ModuleConversions &> Convs = V.conversions())
       S.Ttgir = std::make_shared<TtgirSummary>(summarizeTtgir(*Convs));
@@ -378,20 +385,29 @@ public:
   }
 
   void read(const Unit &U) const {
+    // Which later kernels hold the base kernel's bytes (sameArtifacts).
+    std::vector<bool> Twin(U.Later.size(), false);
+    if (U.Base)
+      for (size_t J = 0; J < U.Later.size(); ++J)
+        Twin[J] = sameArtifacts(States[0].Found.Kernels[*U.Base],
+                                States[U.Later[J].first]
+                                    .Found.Kernels[U.Later[J].second]);
     std::optional<KernelView> BaseView;
     if (U.Base)
-      readBase(*U.Base, BaseView);
-    for (auto [S, I] : U.Later)
-      readLater(S, I, BaseView ? &*BaseView : nullptr, U.Base);
+      readBase(*U.Base, BaseView, !Twin.empty() && !is_contained(Twin, false));
+    for (size_t J = 0; J < U.Later.size(); ++J)
+      readLater(U.Later[J].first, U.Later[J].second,
+                BaseView ? &*BaseView : nullptr, U.Base, Twin[J]);
     if (BaseView)
       BaseView->release();
   }
 
 private:
-  void readBase(unsigned B, std::optional<KernelView> &View) const {
+  void readBase(unsigned B, std::optional<KernelView> &View,
+                bool OnlyTwins) const {
     View.emplace(States[0].Found.Kernels[B], Analysis);
-    States[0].Kernels[B] =
-        summarize(*View, Families, States[0].Path, std::move(Ahead[0][B]));
+    States[0].Kernels[B] = summarize(*View, Families, States[0].Path,
+                                     std::move(Ahead[0][B]), OnlyTwins);
     if (int J = Lint.BaseJobOf.empty() ? -1 : Lint.BaseJobOf[B]; J >= 0) {
       View->markReads();
       checkKernel(Lint.BaseJobs[J], *View, nullptr, Analysis,
@@ -401,15 +417,15 @@ private:
 
   /// Kernel I of state S; BaseView is the unit's base kernel B, the one it
   /// is checked against (by construction), if any. A kernel with B's
-  /// artifacts takes B's summary, and its checks run on B's parses (its
-  /// own view borrows them; the results name its own files).
+  /// artifacts (IsTwin) takes B's summary, and its checks run on B's
+  /// parses (its own view borrows them; the results name its own files).
   void readLater(unsigned S, unsigned I, KernelView *BaseView,
-                 std::optional<unsigned> B) const {
+                 std::optional<unsigned> B, bool IsTwin) const {
     StateSummary &St = States[S];
     const Kernel &K = St.Found.Kernels[I];
     KernelView View(K, Analysis);
     std::optional<KernelSummary> Twin;
-    if (BaseView && sameArtifacts(BaseView->kernel(), K))
+    if (BaseView && IsTwin)
       Twin = summaryAs(States[0].Kernels[*B], K, St.Path, Ahead[S][I]);
     if (Twin)
       View.borrowParsed(*BaseView);

@@ -339,6 +339,18 @@ TtgirSummary summarizeTtgir(ModuleConversions &Convs) {
 }
 
 namespace {
+/// The summary of a .ttgir that read when it was first read (an empty one
+/// should it no longer read).
+TtgirSummary summaryOfFile(StringRef Path) {
+  Expected<std::unique_ptr<TtgirModule>> M = parseTtgir(Path);
+  if (!M) {
+    consumeError(M.takeError());
+    return TtgirSummary();
+  }
+  ModuleConversions Convs(**M);
+  return summarizeTtgir(Convs);
+}
+
 /// Sites of A that B has no counterpart for (same source line and type),
 /// in A's order.
 std::vector<TtgirSiteRef> unmatchedSites(ArrayRef<TtgirSiteRef> A,
@@ -450,6 +462,15 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<StateTtgir> States) {
   const unsigned N = States.size();
   auto PerState = to_vector(
       map_range(States, [](const StateTtgir &S) { return S.Summary; }));
+  // A summary not made at read time is made now: a state differs.
+  std::map<const TtgirSummary *, TtgirSummary> Made;
+  for (const TtgirSummary *&S : PerState)
+    if (S && !S->Unmade.empty()) {
+      auto [It, New] = Made.try_emplace(S);
+      if (New)
+        It->second = summaryOfFile(S->Unmade);
+      S = &It->second;
+    }
   // Loop keys in order of first appearance: the base's, then new ones.
   std::vector<std::string> Keys;
   StringMap<bool> SeenKey;
