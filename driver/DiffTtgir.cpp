@@ -339,8 +339,8 @@ TtgirSummary summarizeTtgir(ModuleConversions &Convs) {
 }
 
 namespace {
-/// The summary of a .ttgir that read when it was first read (an empty one
-/// should it no longer read).
+/// The summary of a .ttgir that parsed when the states were read (an empty
+/// one, should it no longer parse).
 TtgirSummary summaryOfFile(StringRef Path) {
   Expected<std::unique_ptr<TtgirModule>> M = parseTtgir(Path);
   if (!M) {
