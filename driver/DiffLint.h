@@ -104,9 +104,10 @@ private:
 };
 
 /// Reads every kernel of every state once (metadata first, in parallel,
-/// then one task per base kernel and the kernels checked against it, or
-/// per other kernel): fills each StateSummary's Kernels and the shared
-/// states' check outcomes. Threads as -j.
+/// one parse per distinct .json, then one task per base kernel and the
+/// kernels checked against it, or per other kernel): fills each
+/// StateSummary's Kernels and the shared states' check outcomes. Threads
+/// as -j.
 void readStates(std::vector<StateSummary> &States, DiffLint &Lint,
                 const FamilyTable &Families, const AnalysisOptions &Analysis,
                 unsigned Threads);

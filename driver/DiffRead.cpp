@@ -198,14 +198,70 @@ unsigned indexIn(const StateSummary &S, const Kernel *K) {
   return K - S.Found.Kernels.data();
 }
 
-/// Every kernel's metadata, which matching reads, in parallel.
+/// For each file of Files (its tag, its path; "" for none), the index of
+/// the first file with the same tag and bytes: a later state's kernel that
+/// a build left untouched, or a copy of a cache, is read once. A file that
+/// cannot be read is its own first (its read then reports it).
+std::vector<size_t>
+firstWithSameBytes(ArrayRef<std::pair<StringRef, StringRef>> Files,
+                   ThreadPoolInterface &Pool) {
+  std::vector<std::optional<std::pair<uint64_t, uint64_t>>> Digest(
+      Files.size());
+  forEachIndex(Pool, 0, Files.size(), [&](size_t I) {
+    if (Files[I].second.empty())
+      return;
+    Expected<std::unique_ptr<MemoryBuffer>> Buf =
+        openArtifact(Files[I].second, Content::Binary);
+    if (!Buf) {
+      consumeError(Buf.takeError());
+      return;
+    }
+    XXH128_hash_t H = xxh3_128bits(arrayRefFromStringRef((*Buf)->getBuffer()));
+    Digest[I] = {H.low64, H.high64};
+  });
+  std::map<std::tuple<StringRef, uint64_t, uint64_t>, size_t> First;
+  std::vector<size_t> FirstOf(Files.size());
+  for (size_t I = 0; I < Files.size(); ++I)
+    FirstOf[I] = Digest[I] ? First
+                                 .try_emplace({Files[I].first,
+                                               Digest[I]->first,
+                                               Digest[I]->second},
+                                              I)
+                                 .first->second
+                           : I;
+  return FirstOf;
+}
+
+/// Every kernel's metadata, which matching reads, in parallel; kernels
+/// whose .json holds the same bytes share one parse (each reads its own
+/// when the first does not parse: the error names the file).
 void loadAllMetadata(std::vector<StateSummary> &States,
                      ThreadPoolInterface &Pool) {
   std::vector<Kernel *> All;
+  std::vector<std::pair<StringRef, StringRef>> Files;
   for (StateSummary &S : States)
-    for (Kernel &K : S.Found.Kernels)
+    for (Kernel &K : S.Found.Kernels) {
       All.push_back(&K);
-  loadMetadata(All, Pool);
+      Files.push_back(
+          {"", K.MetadataDeferred ? K.path(Stage::Metadata) : StringRef()});
+    }
+  std::vector<size_t> FirstOf = firstWithSameBytes(Files, Pool);
+  std::vector<Kernel *> Firsts;
+  for (size_t I = 0; I < All.size(); ++I)
+    if (FirstOf[I] == I)
+      Firsts.push_back(All[I]);
+  loadMetadata(Firsts, Pool);
+  forEachIndex(Pool, 0, All.size(), [&](size_t I) {
+    const Kernel &First = *All[FirstOf[I]];
+    if (FirstOf[I] == I)
+      return;
+    if (First.Meta) {
+      All[I]->Meta = First.Meta;
+      All[I]->MetadataDeferred = false;
+    } else {
+      loadKernelMetadata(*All[I]);
+    }
+  });
 }
 
 /// The TTGIR of the kernels Read names (state, kernel), read ahead into
@@ -219,37 +275,15 @@ void readAhead(const std::vector<StateSummary> &States,
   auto kernelAt = [&](size_t R) -> const Kernel & {
     return States[Read[R].first].Found.Kernels[Read[R].second];
   };
-  std::vector<std::optional<std::pair<uint64_t, uint64_t>>> Digest(
-      Read.size());
-  forEachIndex(Pool, 0, Read.size(), [&](size_t R) {
-    const Kernel &K = kernelAt(R);
-    if (!K.has(Stage::TTGIR))
-      return;
-    Expected<std::unique_ptr<MemoryBuffer>> Buf =
-        openArtifact(K.path(Stage::TTGIR), Content::Binary);
-    if (!Buf) {
-      consumeError(Buf.takeError()); // its own read reports it
-      return;
-    }
-    XXH128_hash_t H = xxh3_128bits(arrayRefFromStringRef((*Buf)->getBuffer()));
-    Digest[R] = {H.low64, H.high64};
-  });
-  // Each kernel's leader: the first in Read of its name and bytes (itself
-  // when its .ttgir did not read, so that its error names its own file).
-  std::map<std::tuple<StringRef, uint64_t, uint64_t>, size_t> First;
-  std::vector<size_t> LeaderOf(Read.size());
+  std::vector<std::pair<StringRef, StringRef>> Files;
+  for (size_t R = 0; R < Read.size(); ++R)
+    Files.push_back({kernelAt(R).Name, kernelAt(R).path(Stage::TTGIR)});
+  // Each kernel's leader: the first in Read of its name and bytes.
+  std::vector<size_t> LeaderOf = firstWithSameBytes(Files, Pool);
   std::vector<size_t> Leaders;
-  for (size_t R = 0; R < Read.size(); ++R) {
-    LeaderOf[R] = R;
-    if (Digest[R])
-      LeaderOf[R] = First
-                        .try_emplace({kernelAt(R).Name, Digest[R]->first,
-                                      Digest[R]->second},
-                                     R)
-                        .first->second;
+  for (size_t R = 0; R < Read.size(); ++R)
     if (LeaderOf[R] == R && kernelAt(R).has(Stage::TTGIR))
       Leaders.push_back(R);
-  }
   std::vector<std::optional<TtgirRead>> Reads(Read.size());
   forEachIndex(Pool, 0, Leaders.size(), [&](size_t L) {
     Reads[Leaders[L]] = readTtgir(kernelAt(Leaders[L]));
