@@ -351,6 +351,25 @@ TtgirSummary summaryOfFile(StringRef Path) {
   return summarizeTtgir(Convs);
 }
 
+/// Each state's summary; one not made at read time is made now, into Made
+/// (a state differs).
+std::vector<const TtgirSummary *>
+madeSummaries(ArrayRef<StateTtgir> States,
+              std::map<const TtgirSummary *, TtgirSummary> &Made) {
+  std::vector<const TtgirSummary *> Out;
+  for (const StateTtgir &St : States) {
+    const TtgirSummary *S = St.Summary;
+    if (S && !S->Unmade.empty()) {
+      auto [It, New] = Made.try_emplace(S);
+      if (New)
+        It->second = summaryOfFile(S->Unmade);
+      S = &It->second;
+    }
+    Out.push_back(S);
+  }
+  return Out;
+}
+
 /// Sites of A that B has no counterpart for (same source line and type),
 /// in A's order.
 std::vector<TtgirSiteRef> unmatchedSites(ArrayRef<TtgirSiteRef> A,
@@ -460,17 +479,8 @@ std::vector<TtgirChange> diffTtgir(ArrayRef<StateTtgir> States) {
       }))
     return Out;
   const unsigned N = States.size();
-  auto PerState = to_vector(
-      map_range(States, [](const StateTtgir &S) { return S.Summary; }));
-  // A summary not made at read time is made now: a state differs.
   std::map<const TtgirSummary *, TtgirSummary> Made;
-  for (const TtgirSummary *&S : PerState)
-    if (S && !S->Unmade.empty()) {
-      auto [It, New] = Made.try_emplace(S);
-      if (New)
-        It->second = summaryOfFile(S->Unmade);
-      S = &It->second;
-    }
+  std::vector<const TtgirSummary *> PerState = madeSummaries(States, Made);
   // Loop keys in order of first appearance: the base's, then new ones.
   std::vector<std::string> Keys;
   StringMap<bool> SeenKey;
