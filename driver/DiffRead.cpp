@@ -75,9 +75,21 @@ TtgirAhead aheadOf(const Kernel &K, const TtgirRead *Read) {
   return A;
 }
 
+/// Whether Base's summary can be lent to a kernel with its artifacts: it
+/// names no file of its own kernel (a problem, a reader note, a reason for
+/// a missing stage).
+bool lendable(const KernelSummary &Base) {
+  const KernelMetrics &BM = *Base.Metrics;
+  return BM.Problems.empty() && BM.Notes.empty() &&
+         none_of(BM.Missing, [&](const auto &M) {
+           return StringRef(M.second).contains(Base.K->Dir);
+         });
+}
+
 /// The kernel's summary from its view (and the TTGIR read ahead, if it
-/// was). With OnlyTwins (its later kernels all hold its bytes, and share
-/// its summary) its TTGIR summary is left unmade (TtgirSummary::Unmade).
+/// was). With OnlyTwins (its later kernels all hold its bytes) its TTGIR
+/// summary, when they can share it (lendable), is left unmade
+/// (TtgirSummary::Unmade).
 KernelSummary summarize(KernelView &V, const FamilyTable &Families,
                         const std::string &StatePath,
                         std::optional<TtgirAhead> &&Ahead,
@@ -104,7 +116,7 @@ KernelSummary summarize(KernelView &V, const FamilyTable &Families,
       Metrics->Problems.push_back(toString(T.takeError()));
   }
   S.Key = matchKeyOf(K, M);
-  if (M && OnlyTwins) {
+  if (M && OnlyTwins && lendable(S)) {
     auto Unmade = std::make_shared<TtgirSummary>();
     Unmade->Unmade = K.path(Stage::TTGIR).str();
     S.Ttgir = std::move(Unmade);
@@ -157,19 +169,13 @@ bool sameArtifacts(const Kernel &B, const Kernel &L) {
 
 /// The summary of L, a kernel with Base's artifacts (sameArtifacts), made
 /// from Base's: what it counted is L's too, and shared with it; only the
-/// paths differ, and they are L's own. None when Base's summary names a
-/// file of its own kernel (a problem, a reader note, a reason for a
-/// missing stage): then L is read.
+/// paths differ, and they are L's own. None when Base's summary is not
+/// lendable: then L is summarized from its view.
 std::optional<KernelSummary> summaryAs(const KernelSummary &Base,
                                        const Kernel &L,
                                        const std::string &StatePath,
                                        std::optional<TtgirAhead> &Ahead) {
-  const Kernel &B = *Base.K;
-  const KernelMetrics &BM = *Base.Metrics;
-  if (!BM.Problems.empty() || !BM.Notes.empty() ||
-      any_of(BM.Missing, [&](const auto &M) {
-        return StringRef(M.second).contains(B.Dir);
-      }))
+  if (!lendable(Base))
     return std::nullopt;
   KernelSummary S;
   S.K = &L;
@@ -451,18 +457,18 @@ private:
 
   /// Kernel I of state S; BaseView is the unit's base kernel B, the one it
   /// is checked against (by construction), if any. A kernel with B's
-  /// artifacts (IsTwin) takes B's summary, and its checks run on B's
-  /// parses (its own view borrows them; the results name its own files).
+  /// artifacts (IsTwin) borrows B's parses (its summary and results name
+  /// its own files) and takes B's summary where it is lendable.
   void readLater(unsigned S, unsigned I, KernelView *BaseView,
                  std::optional<unsigned> B, bool IsTwin) const {
     StateSummary &St = States[S];
     const Kernel &K = St.Found.Kernels[I];
     KernelView View(K, Analysis);
     std::optional<KernelSummary> Twin;
-    if (BaseView && IsTwin)
-      Twin = summaryAs(States[0].Kernels[*B], K, St.Path, Ahead[S][I]);
-    if (Twin)
+    if (BaseView && IsTwin) {
       View.borrowParsed(*BaseView);
+      Twin = summaryAs(States[0].Kernels[*B], K, St.Path, Ahead[S][I]);
+    }
     St.Kernels[I] =
         Twin ? std::move(*Twin)
              : summarize(View, Families, St.Path, std::move(Ahead[S][I]));
