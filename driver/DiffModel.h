@@ -311,6 +311,8 @@ void fillSourceLines(DiffReport &R, const PathMap &Paths,
 /// One kernel's TTGIR summary (DiffTtgir.cpp), from its conversions (a
 /// KernelView's, which the checks then share, or made for the module).
 TtgirSummary summarizeTtgir(ModuleConversions &Convs);
+/// The same, of a module whose conversions nobody else reads.
+TtgirSummary summarizeTtgir(const TtgirModule &M);
 
 /// A state's TTGIR summary and the .ttgir it was made from (read again for
 /// the sites a change shows).

@@ -55,8 +55,7 @@ TtgirRead readTtgir(const Kernel &K) {
     return R;
   }
   R.Parts = ttgirKeyParts(**M, K.Name);
-  ModuleConversions Convs(**M);
-  R.Ttgir = std::make_shared<TtgirSummary>(summarizeTtgir(Convs));
+  R.Ttgir = std::make_shared<TtgirSummary>(summarizeTtgir(**M));
   return R;
 }
 
@@ -227,14 +226,15 @@ firstWithSameBytes(ArrayRef<std::pair<StringRef, StringRef>> Files,
   });
   std::map<std::tuple<StringRef, uint64_t, uint64_t>, size_t> First;
   std::vector<size_t> FirstOf(Files.size());
-  for (size_t I = 0; I < Files.size(); ++I)
-    FirstOf[I] = Digest[I] ? First
-                                 .try_emplace({Files[I].first,
-                                               Digest[I]->first,
-                                               Digest[I]->second},
-                                              I)
-                                 .first->second
-                           : I;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    FirstOf[I] = I;
+    if (Digest[I])
+      FirstOf[I] = First
+                       .try_emplace({Files[I].first, Digest[I]->first,
+                                     Digest[I]->second},
+                                    I)
+                       .first->second;
+  }
   return FirstOf;
 }
 

@@ -338,6 +338,11 @@ TtgirSummary summarizeTtgir(ModuleConversions &Convs) {
   return S;
 }
 
+TtgirSummary summarizeTtgir(const TtgirModule &M) {
+  ModuleConversions Convs(M);
+  return summarizeTtgir(Convs);
+}
+
 namespace {
 /// The summary of a .ttgir that parsed when the states were read (an empty
 /// one, should it no longer parse).
@@ -347,8 +352,7 @@ TtgirSummary summaryOfFile(StringRef Path) {
     consumeError(M.takeError());
     return TtgirSummary();
   }
-  ModuleConversions Convs(**M);
-  return summarizeTtgir(Convs);
+  return summarizeTtgir(**M);
 }
 
 /// Each state's summary; one not made at read time is made now, into Made

@@ -51,6 +51,7 @@ std::string copyFixture() {
   std::string Listing = (*Text)->getBuffer().str(); // before the file goes
   std::error_code EC2;
   raw_fd_ostream OS(Sass, EC2);
+  EXPECT_FALSE(EC2) << EC2.message();
   OS << "nvdisasm warning : Disassembling Std Elf to Old format or Old Elf "
         "to Std format not supported yet, switching to Std format\n"
      << Listing;

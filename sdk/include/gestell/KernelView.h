@@ -30,8 +30,8 @@
 namespace gestell {
 
 struct DevicePart;
-class ModuleConversions;
 struct Diagnostic;
+class ModuleConversions;
 class StageFamilies;
 
 /// A stage a kernel does not have and that cannot be made: not an input
