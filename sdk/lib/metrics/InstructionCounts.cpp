@@ -26,24 +26,48 @@ namespace gestell {
 
 namespace {
 /// The opcodes a run of instructions repeats, in front of the StringMap: a
-/// direct-mapped table by length and first bytes, checked by comparing the
-/// text, so that most instructions cost a compare instead of a hash.
+/// direct-mapped table keyed by the opcode's first and last eight bytes
+/// and its length, so that most instructions cost a few compares instead of
+/// a hash and a memcmp (an opcode of up to 16 bytes is all in those words).
 class OpcodeSlots {
 public:
   explicit OpcodeSlots(StringMap<Count> &Map) : Map(Map) {}
   Count &operator[](StringRef Op) {
-    uint64_t Head = 0;
-    std::memcpy(&Head, Op.data(), std::min<size_t>(Op.size(), 8));
-    Slot &S = Slots[(Head * 0x9E3779B97F4A7C15ull + Op.size()) >> 58];
-    if (S.Value && S.Text == Op)
+    Key K = keyOf(Op);
+    Slot &S = Slots[((K.Head * 0x9E3779B97F4A7C15ull) ^
+                     (K.Tail * 0xC2B2AE3D27D4EB4Full) ^ Op.size()) >>
+                    58];
+    if (S.Value && S.K == K && (Op.size() <= 16 || S.Text == Op))
       return *S.Value;
     Count &C = Map[Op]; // entries do not move when the map grows
-    S = {Op, &C};
+    S = {K, Op, &C};
     return C;
   }
 
 private:
+  struct Key {
+    uint64_t Head = 0, Tail = 0, Size = 0;
+    bool operator==(const Key &) const = default;
+  };
+  static Key keyOf(StringRef Op) {
+    Key K;
+    K.Size = Op.size();
+    if (Op.size() >= 8) {
+      std::memcpy(&K.Head, Op.data(), 8);
+      std::memcpy(&K.Tail, Op.data() + Op.size() - 8, 8);
+    } else if (Op.size() >= 4) { // "mov.b32": two words that overlap
+      uint32_t A, B;
+      std::memcpy(&A, Op.data(), 4);
+      std::memcpy(&B, Op.data() + Op.size() - 4, 4);
+      K.Head = A | uint64_t(B) << 32;
+    } else {
+      for (char C : Op)
+        K.Head = K.Head << 8 | static_cast<unsigned char>(C);
+    }
+    return K;
+  }
   struct Slot {
+    Key K;
     StringRef Text;
     Count *Value = nullptr;
   };
@@ -56,11 +80,22 @@ void countFunction(const FunctionT &F, StageCounts &C, StringMap<Count> &Map) {
   ++C.Functions;
   C.Loops += F.CF.Loops.size();
   OpcodeSlots Opcodes(Map);
-  for (uint32_t I = 0, E = F.Instructions.size(); I != E; ++I) {
-    Count &Op = Opcodes[F.Instructions[I].Opcode];
-    ++Op.Total;
-    if (F.CF.inLoop(I))
-      ++Op.InLoops;
+  // A basic block's instructions are all in a loop or all outside one:
+  // asked once per block, not once per instruction.
+  const ControlFlow &CF = F.CF;
+  for (uint32_t I = 0, E = F.Instructions.size(); I != E;) {
+    uint32_t Stop = I + 1;
+    if (I < CF.BlockOf.size()) {
+      const BasicBlock &B = CF.Blocks[CF.BlockOf[I]];
+      if (B.Begin <= I && I < B.End)
+        Stop = std::min(B.End, E);
+    }
+    bool InLoop = CF.inLoop(I);
+    for (; I != Stop; ++I) {
+      Count &Op = Opcodes[F.Instructions[I].Opcode];
+      ++Op.Total;
+      Op.InLoops += InLoop;
+    }
   }
 }
 
