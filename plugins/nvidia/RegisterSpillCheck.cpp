@@ -72,8 +72,12 @@ FrameSplit splitFrame(CheckInput &In, const CubinKernel &CK) {
   FrameSplit F;
   const Kernel &K = In.Kernel.kernel();
   // A PTX that names no `.local` declares no local arrays: the whole frame
-  // is spills, and the PTX need not be parsed.
-  if (K.has(Stage::PTX) && !stageMayMention(K, Stage::PTX, {".local"})) {
+  // is spills, and the PTX need not be parsed (nor its text read, when a
+  // parse is already held: gestell diff counts the PTX first).
+  const PtxModule *Held = In.Kernel.parsedPtx();
+  const PtxFunction *HeldFn = Held ? kernelFunction(*Held, K.Name) : nullptr;
+  if (!HeldFn && K.has(Stage::PTX) &&
+      !stageMayMention(K, Stage::PTX, {".local"})) {
     F.PtxKnown = true;
     F.Spilled = CK.Stack;
     return F;

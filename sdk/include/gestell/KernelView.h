@@ -124,6 +124,10 @@ public:
   llvm::Expected<const SassModule &> sass();
   llvm::Expected<const CubinInfo &> cubin();
   llvm::Expected<const TtgirModule &> ttgir();
+  /// The PTX if an earlier ptx() (or borrowParsed) already holds it, else
+  /// null; never parses: a check that could answer from a prescan of the
+  /// text uses the parse instead when it is there anyway.
+  const PtxModule *parsedPtx() const { return Ptx.Value.get(); }
 
   /// The ttg.convert_layout ops of the TTGIR with their layouts and costs
   /// (gestell/utils/ModuleConversions.h), made on first use and shared by every
