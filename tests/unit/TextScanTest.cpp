@@ -1,7 +1,10 @@
 //===- TextScanTest.cpp - The prescans' word search -----------------------===//
 //
 // scan::containsAny must say what StringRef::contains says for each word,
-// wherever the word lies relative to its 32-byte blocks and the end.
+// wherever the word lies relative to its 32-byte blocks and the end; the
+// PTX scanners (findOpcodeEnd, findStatementBreak) and checkText must say
+// what a byte-by-byte loop says, wherever the byte they stop at lies
+// relative to their 16- and 64-byte blocks.
 //
 //===----------------------------------------------------------------------===//
 #include "readers/TextScan.h"
@@ -68,6 +71,78 @@ TEST(TextScan, ContainsAnyOfNoWordsOrAnEmptyWord) {
                                 {"x", "y", "z", "w", "q"}));
   EXPECT_FALSE(
       scan::containsAny(std::string(100, 'a'), {"x", "y", "z", "w", "q"}));
+}
+
+const char *opcodeEndByBytes(const char *P, const char *End) {
+  while (P < End && static_cast<unsigned char>(*P) > 0x20 && *P != ';' &&
+         *P != '{')
+    ++P;
+  return P;
+}
+const char *statementBreakByBytes(const char *P, const char *End) {
+  while (P < End && *P != ';' && *P != '\n' && *P != '/')
+    ++P;
+  return P;
+}
+
+TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
+  std::mt19937 Rng(11);
+  // Mostly opcode and operand text; the stops and UTF-8 bytes now and then.
+  const std::string Common = "abcdefgh.%r0123456789,[]";
+  const std::string Rare = " \t\n;{/\x01\xc3\xa9\x7f";
+  for (int Round = 0; Round < 5000; ++Round) {
+    std::string Text(Rng() % 80, ' ');
+    for (char &C : Text)
+      C = Rng() % 12 ? Common[Rng() % Common.size()]
+                     : Rare[Rng() % Rare.size()];
+    const char *B = Text.data(), *E = B + Text.size();
+    for (size_t From = 0; From <= Text.size(); ++From) {
+      ASSERT_EQ(scan::findOpcodeEnd(B + From, E) - B,
+                opcodeEndByBytes(B + From, E) - B)
+          << Text << " from " << From;
+      ASSERT_EQ(scan::findStatementBreak(B + From, E) - B,
+                statementBreakByBytes(B + From, E) - B)
+          << Text << " from " << From;
+    }
+  }
+}
+
+TEST(TextScan, CheckTextCountsAndStopsAtEveryOffset) {
+  for (size_t Len : {0, 1, 15, 16, 63, 64, 65, 127, 128, 200, 64 * 63 + 5,
+                     64 * 64 + 70}) {
+    // ';' every seventh byte, and a line every 50.
+    std::string Text(Len, 'x');
+    size_t Semis = 0;
+    for (size_t K = 0; K < Len; ++K) {
+      if (K % 7 == 3) {
+        Text[K] = ';';
+        ++Semis;
+      } else if (K % 50 == 49) {
+        Text[K] = '\n';
+      }
+    }
+    size_t Count = 0;
+    ASSERT_FALSE(bool(scan::checkText(Text, "t", ';', Count)));
+    EXPECT_EQ(Count, Semis) << Len;
+    // Valid UTF-8 anywhere is counted past; a NUL anywhere is an error at
+    // its line and column.
+    for (size_t At = 0; At + 2 <= Len; At += 1 + Len / 40) {
+      std::string Utf = Text;
+      Utf.replace(At, 2, "\xc3\xa9");
+      size_t N = 0;
+      ASSERT_FALSE(bool(scan::checkText(Utf, "t", ';', N)));
+      EXPECT_EQ(N, Semis - (Text[At] == ';') - (Text[At + 1] == ';'));
+      std::string Nul = Text;
+      Nul[At] = 0;
+      size_t Line = 1, Col = 1;
+      for (size_t K = 0; K < At; ++K)
+        Text[K] == '\n' ? (++Line, Col = 1) : ++Col;
+      EXPECT_EQ(toString(scan::checkText(Nul, "t", ';', N)),
+                "t:" + std::to_string(Line) + ":" + std::to_string(Col) +
+                    ": binary data (NUL byte) where text was expected")
+          << Len << " at " << At;
+    }
+  }
 }
 
 } // namespace

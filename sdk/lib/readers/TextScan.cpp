@@ -34,7 +34,7 @@ Error checkText(StringRef Buffer, StringRef Path, char Counted, size_t &Count) {
     // Four vectors a block; the per-byte hit counters (0 - matches, in
     // 8 bits) are summed into Matches before they can wrap.
     const __m128i Zero = _mm_setzero_si128(), WantV = _mm_set1_epi8(Counted);
-    while (I + 64 <= N) {
+    for (bool Plain = true; Plain && I + 64 <= N;) {
       __m128i Acc = Zero;
       unsigned Blocks = 0;
       for (; Blocks < 63 && I + 64 <= N; ++Blocks, I += 64) {
@@ -51,6 +51,7 @@ Error checkText(StringRef Buffer, StringRef Path, char Counted, size_t &Count) {
             _mm_add_epi8(_mm_cmpeq_epi8(V2, WantV), _mm_cmpeq_epi8(V3, WantV)));
         if (_mm_movemask_epi8(Odd)) {
           Stop = I + 64;
+          Plain = false;
           break;
         }
         Acc = _mm_sub_epi8(Acc, Hit); // at most 4 a byte a block
@@ -58,8 +59,6 @@ Error checkText(StringRef Buffer, StringRef Path, char Counted, size_t &Count) {
       __m128i Sums = _mm_sad_epu8(Acc, Zero);
       Matches += size_t(_mm_cvtsi128_si32(Sums)) +
                  size_t(_mm_cvtsi128_si32(_mm_unpackhi_epi64(Sums, Sums)));
-      if (Stop != N)
-        break;
     }
 #else
     while (I + 64 <= N) {
