@@ -68,6 +68,7 @@ struct KernelMetadata {
   /// NumWarps, NumCtas and WarpSize come from the .ttgir's module
   /// attributes and every other field is empty.
   bool FromTtgir = false;
+  bool operator==(const KernelMetadata &) const = default;
 };
 
 /// Where the compilation event of a kernel read from a TritonParse trace is.

@@ -493,6 +493,8 @@ Expected<KernelMetadata> readKernelMetadata(StringRef Path) {
 }
 
 Expected<KernelMetadata> parseKernelMetadata(StringRef Text, StringRef Path) {
+  if (std::optional<json::Object> Read = scanMetadataMembers(Text))
+    return kernelMetadataFromJson(*Read);
   Expected<json::Value> V = parseJsonInput(Text, Path, "JSON metadata");
   if (!V)
     return V.takeError();
@@ -502,6 +504,7 @@ Expected<KernelMetadata> parseKernelMetadata(StringRef Text, StringRef Path) {
   return kernelMetadataFromJson(*O);
 }
 
+// A member read here is also named in MetadataScan.cpp (isReadMember).
 KernelMetadata kernelMetadataFromJson(const json::Object &Obj) {
   const json::Object *O = &Obj;
   KernelMetadata M;

@@ -14,11 +14,20 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <optional>
+
 namespace gestell {
 
 /// The fields of Triton's metadata (a kernel's .json, a trace's
 /// payload.metadata) that gestell uses; what parseKernelMetadata reads.
 KernelMetadata kernelMetadataFromJson(const llvm::json::Object &O);
+
+/// The members of a .json's top-level object that kernelMetadataFromJson
+/// reads, each parsed by json::parse, found in one pass that does not build
+/// the rest (MetadataScan.cpp); std::nullopt when the text is outside the
+/// plain subset of JSON that pass reads or is not an object: the caller
+/// then parses it whole (parseJsonInput), which locates any error.
+std::optional<llvm::json::Object> scanMetadataMembers(llvm::StringRef Text);
 
 } // namespace gestell
 

@@ -1,0 +1,212 @@
+//===- MetadataScan.cpp - The members of a .json that gestell reads -------===//
+//
+// A kernel's .json is about 1 KB of which gestell reads a dozen members.
+// llvm::json::parse builds the whole document (a string per key and value,
+// a map per object): about 80 instructions a byte, a tenth of `gestell
+// check` on a cache. One pass here checks the syntax and hands only the
+// members kernelMetadataFromJson reads to json::parse, each alone.
+//
+// The pass reads a subset of what json::parse reads and gives up on the
+// rest (a \u escape, a byte outside printable ASCII in a string, a number
+// json::parse would read otherwise, nesting past MaxJsonDepth, a syntax
+// error): the caller then parses the text whole, as before, which also
+// locates any error. So whatever this pass accepts reads exactly as
+// json::parse reads it; a later duplicate member wins, as there.
+//
+//===----------------------------------------------------------------------===//
+#include "gestell/Input.h"
+#include "readers/JsonInput.h"
+#include "readers/TextScan.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace llvm;
+
+namespace gestell {
+
+namespace {
+
+/// The members kernelMetadataFromJson reads.
+bool isReadMember(StringRef Key) {
+  return StringSwitch<bool>(Key)
+      .Cases({"name", "hash", "arch", "triton_version", "num_warps",
+              "num_ctas", "num_stages", "warp_size", "shared", "tmem_size",
+              "maxnreg", "src_constants", "target"},
+             true)
+      .Default(false);
+}
+
+class MemberScan {
+public:
+  explicit MemberScan(StringRef Text) : P(Text.begin()), E(Text.end()) {}
+
+  std::optional<json::Object> run() {
+    json::Object O;
+    space();
+    if (!object(1, &O))
+      return std::nullopt;
+    space();
+    if (P != E)
+      return std::nullopt;
+    return O;
+  }
+
+private:
+  const char *P;
+  const char *E;
+
+  void space() {
+    while (P != E && (*P == ' ' || *P == '\t' || *P == '\n' || *P == '\r'))
+      ++P;
+  }
+  bool eat(char C) {
+    if (P == E || *P != C)
+      return false;
+    ++P;
+    return true;
+  }
+  bool digits() {
+    const char *B = P;
+    while (P != E && scan::isDigit(*P))
+      ++P;
+    return P != B;
+  }
+
+  /// At '"': a string of printable ASCII with the one-letter escapes
+  /// (none of which spells a letter: a member name written with one is
+  /// not a member gestell reads); Raw is its text between the quotes.
+  bool string(StringRef &Raw) {
+    ++P;
+    const char *B = P;
+    for (;;) {
+      if (P == E)
+        return false;
+      unsigned char C = *P;
+      if (C == '"')
+        break;
+      if (C < 0x20 || C >= 0x80)
+        return false;
+      if (C == '\\') {
+        if (P + 1 == E || !StringRef("\"\\/bfnrt").contains(P[1]))
+          return false;
+        P += 2;
+        continue;
+      }
+      ++P;
+    }
+    Raw = StringRef(B, P - B);
+    ++P;
+    return true;
+  }
+
+  /// -?digits[.digits][(e|E)[+|-]digits], not followed by what json::parse
+  /// would read as more of the number.
+  bool number() {
+    eat('-');
+    if (!digits())
+      return false;
+    if (eat('.') && !digits())
+      return false;
+    if (P != E && (*P == 'e' || *P == 'E')) {
+      ++P;
+      if (P != E && (*P == '+' || *P == '-'))
+        ++P;
+      if (!digits())
+        return false;
+    }
+    return P == E || !StringRef("0123456789eE+-.").contains(*P);
+  }
+
+  bool literal(StringRef Word) {
+    if (size_t(E - P) < Word.size() || StringRef(P, Word.size()) != Word)
+      return false;
+    P += Word.size();
+    return true;
+  }
+
+  bool value(unsigned Depth) {
+    if (P == E)
+      return false;
+    StringRef Raw;
+    switch (*P) {
+    case '{':
+      return object(Depth + 1, nullptr);
+    case '[':
+      return array(Depth + 1);
+    case '"':
+      return string(Raw);
+    case 't':
+      return literal("true");
+    case 'f':
+      return literal("false");
+    case 'n':
+      return literal("null");
+    default:
+      return number();
+    }
+  }
+
+  bool array(unsigned Depth) {
+    if (Depth > MaxJsonDepth)
+      return false;
+    ++P; // '['
+    space();
+    if (eat(']'))
+      return true;
+    for (;;) {
+      if (!value(Depth))
+        return false;
+      space();
+      if (eat(']'))
+        return true;
+      if (!eat(','))
+        return false;
+      space();
+    }
+  }
+
+  /// At '{'. Into Out (the top level only) go the members it reads, each
+  /// parsed alone by json::parse.
+  bool object(unsigned Depth, json::Object *Out) {
+    if (Depth > MaxJsonDepth || P == E || *P != '{')
+      return false;
+    ++P;
+    space();
+    if (eat('}'))
+      return true;
+    for (;;) {
+      StringRef Key;
+      if (P == E || *P != '"' || !string(Key))
+        return false;
+      space();
+      if (!eat(':'))
+        return false;
+      space();
+      const char *ValueAt = P;
+      if (!value(Depth))
+        return false;
+      if (Out && isReadMember(Key)) {
+        Expected<json::Value> V = json::parse(StringRef(ValueAt, P - ValueAt));
+        if (!V) {
+          consumeError(V.takeError());
+          return false;
+        }
+        (*Out)[Key] = std::move(*V);
+      }
+      space();
+      if (eat('}'))
+        return true;
+      if (!eat(','))
+        return false;
+      space();
+    }
+  }
+};
+
+} // namespace
+
+std::optional<json::Object> scanMetadataMembers(StringRef Text) {
+  return MemberScan(Text).run();
+}
+
+} // namespace gestell
