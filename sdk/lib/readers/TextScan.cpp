@@ -130,8 +130,11 @@ bool findBlocks(StringRef Text, ArrayRef<StringRef> Words, size_t &I) {
   // Every load, and the compare of every candidate, ends inside Text.
   for (; I + MaxLen + 31 <= Text.size(); I += 32) {
     __m128i Hit[2 * N], Any = _mm_setzero_si128();
+    // Unrolled: -O2 keeps these loops of two and N turns as loops.
+#pragma GCC unroll 2
     for (size_t Half = 0; Half < 2; ++Half) {
       __m128i Head = Load(I + 16 * Half);
+#pragma GCC unroll 2
       for (size_t K = 0; K < N; ++K) {
         __m128i Tail = Load(I + 16 * Half + Words[K].size() - 1);
         Hit[2 * K + Half] = _mm_and_si128(_mm_cmpeq_epi8(Head, First[K]),

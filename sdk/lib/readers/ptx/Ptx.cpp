@@ -17,6 +17,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 using namespace llvm;
@@ -63,9 +64,17 @@ size_t PtxModule::instructionCount() const {
 
 namespace {
 
-/// Label characters (PTX identifiers without '%', which labels never use).
+/// Label characters (PTX identifiers without '%', which labels never use),
+/// by table: the scanner asks for every statement's first word.
+constexpr std::array<bool, 256> LabelChars = [] {
+  std::array<bool, 256> T{};
+  for (unsigned C = 0; C < 256; ++C)
+    T[C] = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') ||
+           (C >= '0' && C <= '9') || C == '_' || C == '$';
+  return T;
+}();
 inline bool isLabelChar(char C) {
-  return isAlpha(C) || isDigit(C) || C == '_' || C == '$';
+  return LabelChars[static_cast<unsigned char>(C)];
 }
 
 inline bool startsWith(const char *P, const char *End, StringRef S) {
@@ -806,7 +815,10 @@ Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, const char *At,
 }
 
 Error PtxScanner::instruction(const char *Start, uint32_t Scope) {
-  PtxInstruction I;
+  // Made in place (no copy of the instruction per statement); an error
+  // ends the parse, and the module with it.
+  uint32_t Index = Insts.size();
+  PtxInstruction &I = Insts.emplace_back();
   I.InInlineAsm = InlineAsm;
   I.Loc = CurLoc;
   if (*Cur == '@') {
@@ -836,7 +848,6 @@ Error PtxScanner::instruction(const char *Start, uint32_t Scope) {
     return Tail.takeError();
   I.Operands = trim(Tail->begin(), Tail->end());
 
-  uint32_t Index = Insts.size();
   char First = I.Opcode[0];
   StringRef Base = First == 'b' || First == 'c' || First == 'r' ||
                            First == 'e' || First == 't'
@@ -862,7 +873,6 @@ Error PtxScanner::instruction(const char *Start, uint32_t Scope) {
   } else if (Base == "trap") {
     I.Kind = Flow::Trap;
   }
-  Insts.push_back(I);
   return Error::success();
 }
 
