@@ -507,7 +507,9 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
   DiffReport R = reportHeader(States, Families, Gates);
   std::vector<bool> PairUsed(Opts.Pairs.size());
   std::vector<Matching> Ms = matchStates(States, Opts.Pairs, R, PairUsed);
-  for (unsigned B : baseOrder(States[0])) {
+  std::vector<unsigned> Order = baseOrder(States[0]);
+  R.Kernels.reserve(Order.size()); // kept until the report is written
+  for (unsigned B : Order) {
     KernelDiff D = compareKernel(B, States, Ms, Families, Opts.TopOpcodes);
     evaluateGates(D, R.Kernels.size(), States, Gates, R);
     R.Kernels.push_back(std::move(D));

@@ -383,6 +383,12 @@ void gatherOutcomes(ArrayRef<KernelJob> Jobs,
                     std::vector<KernelOutcome> &&Outcomes, RunReport &R) {
   // Said once per run, per reason: which kernels the SASS checks did not see.
   std::map<std::string, std::vector<std::string>> NoSass;
+  // Reserved whole: gestell diff keeps these results until its report is
+  // written, and growth by doubling would keep up to half of it unused.
+  size_t Results = R.Results.size();
+  for (const KernelOutcome &O : Outcomes)
+    Results += O.Results.size();
+  R.Results.reserve(Results);
   for (size_t I = 0; I < Jobs.size(); ++I) {
     KernelOutcome &O = Outcomes[I];
     std::move(O.Results.begin(), O.Results.end(),
@@ -392,7 +398,9 @@ void gatherOutcomes(ArrayRef<KernelJob> Jobs,
     R.Sources.insert(O.Sources.begin(), O.Sources.end());
     if (!O.SkippedForSass.empty())
       NoSass[O.SkippedForSass].push_back(kernelLabel(*Jobs[I].K));
+    O = KernelOutcome(); // its moved-from vectors, freed now
   }
+  Outcomes = std::vector<KernelOutcome>();
   for (const auto &[Why, Kernels] : NoSass)
     R.Notifications.push_back(
         {Level::Remark,
