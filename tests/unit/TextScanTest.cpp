@@ -1,10 +1,10 @@
-//===- TextScanTest.cpp - The prescans' word search -----------------------===//
+//===- TextScanTest.cpp - The readers' text scanners ----------------------===//
 //
 // scan::containsAny must say what StringRef::contains says for each word,
 // wherever the word lies relative to its 32-byte blocks and the end; the
-// PTX scanners (findOpcodeEnd, findStatementBreak) and checkText must say
-// what a byte-by-byte loop says, wherever the byte they stop at lies
-// relative to their 16- and 64-byte blocks.
+// byte scanners (findOpcodeEnd, findAnyOf3, findStatementBreak) and
+// checkText must say what a byte-by-byte loop says, wherever the byte they
+// stop at lies relative to their 16- and 64-byte blocks.
 //
 //===----------------------------------------------------------------------===//
 #include "readers/TextScan.h"
@@ -89,7 +89,7 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
   std::mt19937 Rng(11);
   // Mostly opcode and operand text; the stops and UTF-8 bytes now and then.
   const std::string Common = "abcdefgh.%r0123456789,[]";
-  const std::string Rare = " \t\n;{/\x01\xc3\xa9\x7f";
+  const std::string Rare = " \t\n;{/\"\\\x01\xc3\xa9\x7f";
   for (int Round = 0; Round < 5000; ++Round) {
     std::string Text(Rng() % 80, ' ');
     for (char &C : Text)
@@ -102,6 +102,12 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
           << Text << " from " << From;
       ASSERT_EQ(scan::findStatementBreak(B + From, E) - B,
                 statementBreakByBytes(B + From, E) - B)
+          << Text << " from " << From;
+      // The TTGIR lexer's string scan: to a quote, a backslash or a line end.
+      const char *Q = B + From;
+      while (Q < E && *Q != '"' && *Q != '\\' && *Q != '\n')
+        ++Q;
+      ASSERT_EQ(scan::findAnyOf3(B + From, E, '"', '\\', '\n') - B, Q - B)
           << Text << " from " << From;
     }
   }

@@ -106,19 +106,19 @@ inline const char *findOpcodeEnd(const char *P, const char *End) {
   return P;
 }
 
-/// First ';', '\n' or '/' in [P, End): where a statement ends, its line
-/// ends, or a comment may start. Sixteen bytes at a time with SSE2, else
-/// eight.
-inline const char *findStatementBreak(const char *P, const char *End) {
+/// First byte in [P, End) equal to A, B or C, else End. Sixteen bytes at a
+/// time with SSE2, else eight.
+inline const char *findAnyOf3(const char *P, const char *End, char A, char B,
+                              char C) {
 #if defined(__SSE2__)
-  const __m128i Semi = _mm_set1_epi8(';'), Newline = _mm_set1_epi8('\n'),
-                Slash = _mm_set1_epi8('/');
+  const __m128i VA = _mm_set1_epi8(A), VB = _mm_set1_epi8(B),
+                VC = _mm_set1_epi8(C);
   while (End - P >= 16) {
     __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
     unsigned M = unsigned(_mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(V, Semi),
-                     _mm_or_si128(_mm_cmpeq_epi8(V, Newline),
-                                  _mm_cmpeq_epi8(V, Slash)))));
+        _mm_or_si128(_mm_cmpeq_epi8(V, VA),
+                     _mm_or_si128(_mm_cmpeq_epi8(V, VB),
+                                  _mm_cmpeq_epi8(V, VC)))));
     if (M)
       return P + __builtin_ctz(M);
     P += 16;
@@ -128,15 +128,21 @@ inline const char *findStatementBreak(const char *P, const char *End) {
   while (End - P >= 8) {
     uint64_t W;
     std::memcpy(&W, P, 8);
-    uint64_t M = bytesEqual(W, ';') | bytesEqual(W, '\n') | bytesEqual(W, '/');
+    uint64_t M = bytesEqual(W, A) | bytesEqual(W, B) | bytesEqual(W, C);
     if (M)
       return P + (__builtin_ctzll(M) >> 3);
     P += 8;
   }
 #endif
-  while (P < End && *P != ';' && *P != '\n' && *P != '/')
+  while (P < End && *P != A && *P != B && *P != C)
     ++P;
   return P;
+}
+
+/// First ';', '\n' or '/' in [P, End): where a statement ends, its line
+/// ends, or a comment may start.
+inline const char *findStatementBreak(const char *P, const char *End) {
+  return findAnyOf3(P, End, ';', '\n', '/');
 }
 
 /// Whether Text holds any of Words, as StringRef::contains on each would

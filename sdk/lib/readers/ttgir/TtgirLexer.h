@@ -26,8 +26,8 @@ enum CharClass : uint8_t {
   /// What a scan over bracketed text stops at: brackets, '"', '-' (of
   /// "->") and the newline; every other byte costs one table lookup.
   Bracketing = 8,
-  /// What a scan inside a string stops at: '"', '\\' and the newline.
-  StringStop = 16,
+  /// Blanks within a line: ' ', '\t', '\r' (skipHSpace, once per token).
+  HSpace = 16,
 };
 inline constexpr std::array<uint8_t, 256> CharClasses = [] {
   std::array<uint8_t, 256> T{};
@@ -44,8 +44,8 @@ inline constexpr std::array<uint8_t, 256> CharClasses = [] {
   for (unsigned char C :
        {'<', '(', '[', '{', '>', ')', ']', '}', '"', '-', '\n'})
     T[C] |= Bracketing;
-  for (unsigned char C : {'"', '\\', '\n'})
-    T[C] |= StringStop;
+  for (unsigned char C : {' ', '\t', '\r'})
+    T[C] |= HSpace;
   return T;
 }();
 inline bool isIdStart(char C) {
@@ -114,7 +114,7 @@ public:
     return size_t(E - P) >= S.size() && llvm::StringRef(P, S.size()) == S;
   }
   void skipHSpace() {
-    while (P < E && (*P == ' ' || *P == '\t' || *P == '\r'))
+    while (P < E && (CharClasses[(unsigned char)*P] & HSpace))
       ++P;
   }
   void skipLineComment() {
