@@ -2,8 +2,8 @@
 //
 // scan::containsAny must say what StringRef::contains says for each word,
 // wherever the word lies relative to its 32-byte blocks and the end; the
-// byte scanners (findOpcodeEnd, findAnyOf3, findStatementBreak) and
-// checkText must say what a byte-by-byte loop says, wherever the byte they
+// byte scanners (findOpcodeEnd, findAnyOf3 with and without line counts,
+// findStatementBreak) and checkText must say what a byte-by-byte loop says, wherever the byte they
 // stop at lies relative to their 16- and 64-byte blocks.
 //
 //===----------------------------------------------------------------------===//
@@ -89,7 +89,7 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
   std::mt19937 Rng(11);
   // Mostly opcode and operand text; the stops and UTF-8 bytes now and then.
   const std::string Common = "abcdefgh.%r0123456789,[]";
-  const std::string Rare = " \t\n;{/\"\\\x01\xc3\xa9\x7f";
+  const std::string Rare = " \t\n;{}/\"\\\x01\xc3\xa9\x7f";
   for (int Round = 0; Round < 5000; ++Round) {
     std::string Text(Rng() % 80, ' ');
     for (char &C : Text)
@@ -109,6 +109,21 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
         ++Q;
       ASSERT_EQ(scan::findAnyOf3(B + From, E, '"', '\\', '\n') - B, Q - B)
           << Text << " from " << From;
+      // The PTX's .section skip: to '/', '{' or '}', counting lines.
+      uint32_t Lines = 0, LinesByBytes = 0;
+      const char *Start = nullptr, *StartByBytes = nullptr;
+      const char *R = B + From;
+      for (; R < E && *R != '/' && *R != '{' && *R != '}'; ++R)
+        if (*R == '\n') {
+          ++LinesByBytes;
+          StartByBytes = R + 1;
+        }
+      ASSERT_EQ(scan::findAnyOf3CountingLines(B + From, E, '/', '{', '}',
+                                              Lines, Start),
+                R)
+          << Text << " from " << From;
+      ASSERT_EQ(Lines, LinesByBytes) << Text << " from " << From;
+      ASSERT_EQ(Start, StartByBytes) << Text << " from " << From;
     }
   }
 }

@@ -139,6 +139,42 @@ inline const char *findAnyOf3(const char *P, const char *End, char A, char B,
   return P;
 }
 
+/// findAnyOf3 (none of A, B, C a newline) that also counts the newlines it
+/// passes into Lines and leaves LineStart just after the last of them: a
+/// scanner that tracks lines skips a run of text in one call.
+inline const char *findAnyOf3CountingLines(const char *P, const char *End,
+                                           char A, char B, char C,
+                                           uint32_t &Lines,
+                                           const char *&LineStart) {
+#if defined(__SSE2__)
+  const __m128i VA = _mm_set1_epi8(A), VB = _mm_set1_epi8(B),
+                VC = _mm_set1_epi8(C), NL = _mm_set1_epi8('\n');
+  while (End - P >= 16) {
+    __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
+    unsigned Stop = unsigned(_mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(V, VA),
+                     _mm_or_si128(_mm_cmpeq_epi8(V, VB),
+                                  _mm_cmpeq_epi8(V, VC)))));
+    unsigned Newlines = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(V, NL)));
+    unsigned Span = Stop ? unsigned(__builtin_ctz(Stop)) : 16;
+    Newlines &= (1u << Span) - 1; // those before the stop
+    if (Newlines) {
+      Lines += unsigned(__builtin_popcount(Newlines));
+      LineStart = P + (31 - __builtin_clz(Newlines)) + 1;
+    }
+    P += Span;
+    if (Stop)
+      return P;
+  }
+#endif
+  for (; P < End && *P != A && *P != B && *P != C; ++P)
+    if (*P == '\n') {
+      ++Lines;
+      LineStart = P + 1;
+    }
+  return P;
+}
+
 /// First ';', '\n' or '/' in [P, End): where a statement ends, its line
 /// ends, or a comment may start.
 inline const char *findStatementBreak(const char *P, const char *End) {

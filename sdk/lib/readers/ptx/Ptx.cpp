@@ -335,11 +335,12 @@ Error PtxScanner::skipSection(const char *Start) {
   bool Opened = false;
   const char *P = Cur;
   while (P < End) {
+    // To the next '/', '{' or '}', counting lines (16 bytes a turn).
+    P = findAnyOf3CountingLines(P, End, '/', '{', '}', Line, LineStart);
+    if (P >= End)
+      break;
     char C = *P;
-    if (C == '\n') {
-      ++Line;
-      LineStart = ++P;
-    } else if (C == '/') {
+    if (C == '/') {
       P = lineEnd(P, End); // a comment: DWARF tables name every byte
     } else if (C == '{') {
       ++Depth;
