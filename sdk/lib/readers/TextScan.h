@@ -71,6 +71,14 @@ inline uint64_t bytesEqual(uint64_t W, char C) {
 inline uint64_t bytesBelowBang(uint64_t W) {
   return (W - Ones * 0x21) & ~W & High;
 }
+#if defined(__SSE2__)
+/// Bit K set where byte K of V equals any of A, B, C.
+inline unsigned matchAnyOf3(__m128i V, __m128i A, __m128i B, __m128i C) {
+  return unsigned(_mm_movemask_epi8(
+      _mm_or_si128(_mm_cmpeq_epi8(V, A),
+                   _mm_or_si128(_mm_cmpeq_epi8(V, B), _mm_cmpeq_epi8(V, C)))));
+}
+#endif
 } // namespace detail
 
 /// First byte in [P, End) that is a blank, a newline, ';' or '{': where a
@@ -115,10 +123,7 @@ inline const char *findAnyOf3(const char *P, const char *End, char A, char B,
                 VC = _mm_set1_epi8(C);
   while (End - P >= 16) {
     __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
-    unsigned M = unsigned(_mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(V, VA),
-                     _mm_or_si128(_mm_cmpeq_epi8(V, VB),
-                                  _mm_cmpeq_epi8(V, VC)))));
+    unsigned M = detail::matchAnyOf3(V, VA, VB, VC);
     if (M)
       return P + __builtin_ctz(M);
     P += 16;
@@ -151,10 +156,7 @@ inline const char *findAnyOf3CountingLines(const char *P, const char *End,
                 VC = _mm_set1_epi8(C), NL = _mm_set1_epi8('\n');
   while (End - P >= 16) {
     __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
-    unsigned Stop = unsigned(_mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(V, VA),
-                     _mm_or_si128(_mm_cmpeq_epi8(V, VB),
-                                  _mm_cmpeq_epi8(V, VC)))));
+    unsigned Stop = detail::matchAnyOf3(V, VA, VB, VC);
     unsigned Newlines = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(V, NL)));
     unsigned Span = Stop ? unsigned(__builtin_ctz(Stop)) : 16;
     Newlines &= (1u << Span) - 1; // those before the stop
