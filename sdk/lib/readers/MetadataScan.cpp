@@ -146,18 +146,21 @@ private:
     }
   }
 
-  bool array(unsigned Depth) {
+  /// At the bracket that opens a list of Depth: Element for each item up
+  /// to Close, items separated by commas.
+  template <typename ElementFn>
+  bool list(unsigned Depth, char Close, ElementFn Element) {
     if (Depth > MaxJsonDepth)
       return false;
-    ++P; // '['
+    ++P;
     space();
-    if (eat(']'))
+    if (eat(Close))
       return true;
     for (;;) {
-      if (!value(Depth))
+      if (!Element())
         return false;
       space();
-      if (eat(']'))
+      if (eat(Close))
         return true;
       if (!eat(','))
         return false;
@@ -165,16 +168,16 @@ private:
     }
   }
 
+  bool array(unsigned Depth) {
+    return list(Depth, ']', [&] { return value(Depth); });
+  }
+
   /// At '{'. Into Out (the top level only) go the members it reads, each
   /// parsed alone by json::parse.
   bool object(unsigned Depth, json::Object *Out) {
-    if (Depth > MaxJsonDepth || P == E || *P != '{')
+    if (P == E || *P != '{')
       return false;
-    ++P;
-    space();
-    if (eat('}'))
-      return true;
-    for (;;) {
+    return list(Depth, '}', [&] {
       StringRef Key;
       if (P == E || *P != '"' || !string(Key))
         return false;
@@ -193,13 +196,8 @@ private:
         }
         (*Out)[Key] = std::move(*V);
       }
-      space();
-      if (eat('}'))
-        return true;
-      if (!eat(','))
-        return false;
-      space();
-    }
+      return true;
+    });
   }
 };
 
