@@ -71,23 +71,23 @@ struct FrameSplit {
 FrameSplit splitFrame(CheckInput &In, const CubinKernel &CK) {
   FrameSplit F;
   const Kernel &K = In.Kernel.kernel();
-  // A PTX that names no `.local` declares no local arrays: the whole frame
-  // is spills, and the PTX need not be parsed (nor its text read, when a
-  // parse is already held: gestell diff counts the PTX first).
-  const PtxModule *Held = In.Kernel.parsedPtx();
-  const PtxFunction *HeldFn = Held ? kernelFunction(*Held, K.Name) : nullptr;
-  if (!HeldFn && K.has(Stage::PTX) &&
-      !stageMayMention(K, Stage::PTX, {".local"})) {
-    F.PtxKnown = true;
-    F.Spilled = CK.Stack;
-    return F;
+  // A parse the view already holds answers at once (gestell diff counts the
+  // PTX first). Otherwise a PTX that names no `.local` declares no local
+  // arrays: the whole frame is spills, and the PTX need not be parsed.
+  const PtxModule *Ptx = In.Kernel.parsedPtx();
+  const PtxFunction *PF = Ptx ? kernelFunction(*Ptx, K.Name) : nullptr;
+  if (!PF) {
+    if (K.has(Stage::PTX) && !stageMayMention(K, Stage::PTX, {".local"})) {
+      F.PtxKnown = true;
+      F.Spilled = CK.Stack;
+      return F;
+    }
+    if (!(Ptx = optionalPtx(In.Kernel))) {
+      F.Spilled = CK.Stack; // unknown split: the frame is all there is
+      return F;
+    }
+    PF = kernelFunction(*Ptx, K.Name);
   }
-  const PtxModule *Ptx = optionalPtx(In.Kernel);
-  if (!Ptx) {
-    F.Spilled = CK.Stack; // unknown split: the frame is all there is
-    return F;
-  }
-  const PtxFunction *PF = kernelFunction(*Ptx, K.Name);
   F.PtxKnown = PF != nullptr;
   if (PF) {
     F.LocalArrays = PF->LocalBytes;
