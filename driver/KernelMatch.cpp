@@ -3,6 +3,7 @@
 
 #include "gestell/Input.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -313,22 +314,6 @@ unsigned affinity(const MatchKey &A, const MatchKey &B) {
   return !A.Toolchain.empty() && A.Toolchain == B.Toolchain ? 3 : 2;
 }
 
-/// Each kernel's candidates cut to those it has the most affinity with.
-void keepPreferred(std::vector<std::vector<unsigned>> &Candidates,
-                   ArrayRef<MatchKey> Own, ArrayRef<MatchKey> Other) {
-  for (unsigned I = 0; I < Candidates.size(); ++I) {
-    std::vector<unsigned> &C = Candidates[I];
-    if (C.size() < 2)
-      continue;
-    unsigned Best = 0;
-    for (unsigned J : C)
-      Best = std::max(Best, affinity(Own[I], Other[J]));
-    if (Best)
-      llvm::erase_if(
-          C, [&](unsigned J) { return affinity(Own[I], Other[J]) != Best; });
-  }
-}
-
 /// The members of the classes Picked, ascending.
 std::vector<unsigned> membersOf(ArrayRef<KeyClass> Classes,
                                 ArrayRef<unsigned> Picked) {
@@ -419,23 +404,43 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
   StringMap<std::vector<KeyClass>> ClassesByName;
   for (auto &E : ByName)
     ClassesByName[E.first()] = classesOf(Base, E.second);
-  for (unsigned H = 0; H < Head.size(); ++H) {
+  // Among compatible kernels, each keeps those it has the most affinity
+  // with: the same compile, then the same program. A class's members share
+  // the key parts affinity reads, so the best of every base kernel is known
+  // per class before any list is made, and no list ever holds the kernels
+  // of a name that a better one rules out (thousands of copies of one
+  // kernel would make those lists quadratic).
+  auto ClassesOf = [&](unsigned H) -> ArrayRef<KeyClass> {
     if (M.HeadMatch[H])
-      continue;
+      return {};
     auto It = ClassesByName.find(Head[H].Name);
     if (It == ClassesByName.end())
-      continue;
-    for (const KeyClass &C : It->second)
-      if (Base[C.Rep].compatible(Head[H]))
-        for (unsigned B : C.Members) {
-          M.HeadCandidates[H].push_back(B);
+      return {};
+    return It->second;
+  };
+  DenseMap<const KeyClass *, unsigned> BestOfClass;
+  std::vector<unsigned> BestOfHead(Head.size(), 0);
+  for (unsigned H = 0; H < Head.size(); ++H)
+    for (const KeyClass &C : ClassesOf(H))
+      if (Base[C.Rep].compatible(Head[H])) {
+        unsigned A = affinity(Head[H], Base[C.Rep]);
+        BestOfHead[H] = std::max(BestOfHead[H], A);
+        unsigned &BC = BestOfClass[&C];
+        BC = std::max(BC, A);
+      }
+  for (unsigned H = 0; H < Head.size(); ++H) {
+    for (const KeyClass &C : ClassesOf(H)) {
+      if (!Base[C.Rep].compatible(Head[H]))
+        continue;
+      unsigned A = affinity(Head[H], Base[C.Rep]);
+      if (A == BestOfHead[H])
+        llvm::append_range(M.HeadCandidates[H], C.Members);
+      if (A == BestOfClass[&C])
+        for (unsigned B : C.Members)
           M.BaseCandidates[B].push_back(H);
-        }
+    }
     llvm::sort(M.HeadCandidates[H]);
   }
-  // Among compatible kernels, the same compile, then the same program.
-  keepPreferred(M.HeadCandidates, Head, Base);
-  keepPreferred(M.BaseCandidates, Base, Head);
   for (unsigned H = 0; H < Head.size(); ++H) {
     if (M.HeadMatch[H] || M.HeadCandidates[H].size() != 1)
       continue;
