@@ -183,6 +183,7 @@ public:
   void finish(const DiscoveryOptions &Opts) {
     for (auto &[Key, K] : Kernels) {
       K.MetadataDeferred = true;
+      K.PathText.shrink_to_fit(); // appended stage by stage; kept all run
       if (!Opts.DeferMetadata)
         loadKernelMetadata(K);
       Result.Kernels.push_back(std::move(K));
