@@ -90,4 +90,22 @@ TEST(MatchKernels, SurerPairLeavesTheOtherBuildUnmatched) {
   EXPECT_TRUE(M.HeadCandidates[0].empty());
 }
 
+TEST(MatchKernels, CandidatesAreThoseOfMostAffinityOnEachSide) {
+  // Two copies of compile h1 on each side, and kernels whose keys agree
+  // but that share no compile: each kernel's candidates are the kernels it
+  // has the most affinity with, all compatible ones where it has none.
+  std::vector<MatchKey> Base = {key("h1"), key("h1"), key("h2"), key("h3")};
+  std::vector<MatchKey> Head = {key("h1"), key("h1"), key("hx")};
+  Matching M = matchKernels(Base, Head);
+  for (unsigned H : {0u, 1u}) {
+    EXPECT_FALSE(M.HeadMatch[H]);
+    EXPECT_EQ(M.HeadCandidates[H], (std::vector<unsigned>{0, 1}));
+  }
+  EXPECT_EQ(M.HeadCandidates[2], (std::vector<unsigned>{0, 1, 2, 3}));
+  for (unsigned B : {0u, 1u})
+    EXPECT_EQ(M.BaseCandidates[B], (std::vector<unsigned>{0, 1}));
+  for (unsigned B : {2u, 3u})
+    EXPECT_EQ(M.BaseCandidates[B], (std::vector<unsigned>{0, 1, 2}));
+}
+
 } // namespace
