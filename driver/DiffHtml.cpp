@@ -93,9 +93,10 @@ std::string numCell(std::optional<uint64_t> V, std::optional<uint64_t> Base,
 
 void chart(raw_ostream &OS, const DiffReport &R, const KernelDiff &D, Isa I,
            bool Loop) {
+  std::vector<CountRow> Families = familyRows(R.Families, D);
   std::vector<const CountRow *> Rows;
   uint64_t Max = 0;
-  for (const CountRow &C : D.Families) {
+  for (const CountRow &C : Families) {
     if (C.Stage != I || C.Name == "instructions")
       continue;
     uint64_t RowMax = 0;
@@ -298,9 +299,10 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
       Rows.push_back(&C);
     countTable(OS, R, Rows, "opcode", true);
   }
+  std::vector<CountRow> Families = familyRows(R.Families, D);
   for (Isa I : {Isa::PTX, Isa::SASS}) {
     std::vector<const CountRow *> Rows;
-    for (const CountRow &C : D.Families)
+    for (const CountRow &C : Families)
       if (C.Stage == I)
         Rows.push_back(&C);
     if (Rows.empty())
@@ -321,7 +323,7 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   for (const StateSummary *S : R.States)
     OS << "<th>" << esc(S->Label) << "</th>";
   OS << "</tr>\n";
-  for (const ResourceRow &Row : D.Resources) {
+  for (const ResourceRow &Row : resourceRows(D)) {
     OS << "<tr><td><code>" << esc(Row.Name) << "</code></td>";
     for (size_t S = 0; S < Row.Values.size(); ++S)
       OS << numCell(Row.Values[S], Row.Values[0], S == 0);

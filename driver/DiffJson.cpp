@@ -127,11 +127,12 @@ void kernelStates(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
 }
 
 /// Family counts per stage, and the opcodes that moved most.
-void kernelCounts(json::OStream &J, const KernelDiff &D) {
+void kernelCounts(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
+  std::vector<CountRow> Families = familyRows(R.Families, D);
   J.attributeObject("counts", [&] {
     for (Isa I : {Isa::PTX, Isa::SASS}) {
       bool Has =
-          any_of(D.Families, [&](const CountRow &C) { return C.Stage == I; });
+          any_of(Families, [&](const CountRow &C) { return C.Stage == I; });
       if (!Has)
         continue;
       J.attributeObject(isaName(I), [&] {
@@ -141,7 +142,7 @@ void kernelCounts(json::OStream &J, const KernelDiff &D) {
             J.value(F);
         });
         J.attributeObject("families", [&] {
-          for (const CountRow &C : D.Families)
+          for (const CountRow &C : Families)
             if (C.Stage == I)
               J.attributeObject(C.Name, [&] { countArrays(J, C); });
         });
@@ -200,10 +201,10 @@ void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
   key(J, D.Key);
   J.attribute("changed", D.Changed);
   kernelStates(J, R, D);
-  kernelCounts(J, D);
+  kernelCounts(J, R, D);
   ttgirChanges(J, R, D);
   J.attributeObject("resources", [&] {
-    for (const ResourceRow &Row : D.Resources)
+    for (const ResourceRow &Row : resourceRows(D))
       optionalArray(J, Row.Name, Row.Values);
   });
   findings(J, R, "checks", D.Checks);

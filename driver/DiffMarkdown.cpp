@@ -174,9 +174,10 @@ void kernelHeading(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
 /// The family counts of each stage that changed, then the opcodes that
 /// moved most.
 void countTables(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
+  std::vector<CountRow> Families = familyRows(R.Families, D);
   for (Isa I : {Isa::PTX, Isa::SASS}) {
     std::vector<const CountRow *> Rows;
-    for (const CountRow &C : D.Families)
+    for (const CountRow &C : Families)
       if (C.Stage == I && any_of(C.Values, [](const std::optional<Count> &V) {
             return V && V->Total;
           }))
@@ -234,7 +235,8 @@ void ttgirTable(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
 }
 
 void resourceTable(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
-  if (none_of(D.Resources, [](const ResourceRow &C) { return C.changed(); })) {
+  std::vector<ResourceRow> Resources = resourceRows(D);
+  if (none_of(Resources, [](const ResourceRow &C) { return C.changed(); })) {
     OS << "Resources: no change.\n\n";
     return;
   }
@@ -242,7 +244,7 @@ void resourceTable(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   for (const StateSummary *S : R.States)
     Head.push_back(text(S->Label));
   tableHead(OS, Head);
-  for (const ResourceRow &C : D.Resources) {
+  for (const ResourceRow &C : Resources) {
     std::vector<std::string> Row{code(C.Name)};
     for (size_t S = 0; S < C.Values.size(); ++S)
       Row.push_back(formatCell(C.Values[S], C.Values[0], S == 0));
@@ -269,13 +271,15 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D,
 
 /// The headline numbers of one kernel in state S against the base: the
 /// instructions in loops (SASS, else PTX) and the resources that moved.
-std::vector<std::string> headlineCells(const KernelDiff &D, size_t S) {
+std::vector<std::string> headlineCells(const DiffReport &R, const KernelDiff &D,
+                                       size_t S) {
+  std::vector<CountRow> Families = familyRows(R.Families, D);
   std::string Insns = "-";
   for (Isa I : {Isa::SASS, Isa::PTX}) {
-    auto It = find_if(D.Families, [&](const CountRow &C) {
+    auto It = find_if(Families, [&](const CountRow &C) {
       return C.Stage == I && C.Name == "instructions";
     });
-    if (It == D.Families.end() || !It->Values[S])
+    if (It == Families.end() || !It->Values[S])
       continue;
     Insns = formatCell(pickCount(It->Values[S], true),
                        pickCount(It->Values[0], true), false) +
@@ -283,7 +287,7 @@ std::vector<std::string> headlineCells(const KernelDiff &D, size_t S) {
     break;
   }
   std::vector<std::string> Moved;
-  for (const ResourceRow &C : D.Resources)
+  for (const ResourceRow &C : resourceRows(D))
     if (C.Values[S] && C.Values[0] && *C.Values[S] != *C.Values[0])
       Moved.push_back(C.Name + " " + std::to_string(*C.Values[0]) + " -> " +
                       std::to_string(*C.Values[S]));
@@ -322,14 +326,8 @@ void summary(raw_ostream &OS, const DiffReport &R) {
         Rows.push_back({&D, S});
   if (Rows.empty())
     return;
-  auto Moved = [](const KernelDiff &D) {
-    uint64_t M = 0;
-    for (const CountRow &C : D.Families)
-      M = std::max(M, C.MaxMove);
-    return M;
-  };
   llvm::stable_sort(Rows, [&](const auto &A, const auto &B) {
-    return Moved(*A.first) > Moved(*B.first);
+    return A.first->FamilyMove > B.first->FamilyMove;
   });
   tableHead(OS,
             {"changed kernel", "state", "instructions in loops",
@@ -339,7 +337,7 @@ void summary(raw_ostream &OS, const DiffReport &R) {
     auto [D, S] = Rows[I];
     std::vector<std::string> Cells{code(D->Key.str()),
                                    text(R.States[S]->Label)};
-    for (std::string &C : headlineCells(*D, S))
+    for (std::string &C : headlineCells(R, *D, S))
       Cells.push_back(std::move(C));
     tableRow(OS, Cells);
   }

@@ -239,20 +239,22 @@ struct KernelDiff {
   std::string Name;
   MatchKey Key;
   std::vector<KernelInState> States;
-  std::vector<CountRow> Families; ///< PTX rows, then SASS rows
   /// Per stage (index Isa): families with equal counts in every matched
   /// state, nonzero in the base.
   std::vector<std::string> Constant[2];
   std::vector<CountRow> MovedOpcodes; ///< most moved first
   std::vector<TtgirChange> Ttgir;
-  std::vector<ResourceRow> Resources;
   std::vector<GateResult> Gates;
   /// Check results new in a later state, or absent from it (DiffChecks.cpp),
   /// in state order, then report order.
   std::vector<CheckFinding> Checks;
   /// Anything changed against any state (counts, TTGIR, resources).
   bool Changed = false;
-  bool countsChanged(Isa I) const;
+  /// Per stage (index Isa): a family count changed against a state.
+  bool CountsChanged[2] = {false, false};
+  bool countsChanged(Isa I) const { return CountsChanged[unsigned(I)]; }
+  /// The most a family count moved (CountRow::MaxMove), over both stages.
+  uint64_t FamilyMove = 0;
 };
 
 /// A kernel of a later state that matches no base kernel, or several.
@@ -351,6 +353,14 @@ std::string describeState(const KernelInState &K);
 std::string displayDir(const KernelSummary &K);
 /// The sentence for families that held ("" when none did).
 std::string describeConstant(const KernelDiff &D);
+/// D's family counts, PTX rows then SASS rows (each family of FamilyIds,
+/// the report's, then "other" and "instructions"), and its resources. Made
+/// from the states' kept counts whenever a writer asks, never stored: the
+/// report keeps every kernel until it is written, and in a large diff these
+/// rows were most of it.
+std::vector<CountRow> familyRows(llvm::ArrayRef<std::string> FamilyIds,
+                                 const KernelDiff &D);
+std::vector<ResourceRow> resourceRows(const KernelDiff &D);
 
 } // namespace gestell::driver
 

@@ -127,15 +127,7 @@ bool ResourceRow::changed() const {
   return false;
 }
 
-bool KernelDiff::countsChanged(Isa I) const {
-  for (const CountRow &R : Families)
-    if (R.Stage == I && R.changed())
-      return true;
-  return false;
-}
-
 namespace {
-
 uint64_t absDiff(uint64_t A, uint64_t B) { return A > B ? A - B : B - A; }
 
 void finishRow(CountRow &R) {
@@ -148,40 +140,80 @@ void finishRow(CountRow &R) {
           std::max({R.MaxMove, absDiff(R.Values[S]->Total, R.Values[0]->Total),
                     absDiff(R.Values[S]->InLoops, R.Values[0]->InLoops)});
 }
+} // namespace
+
+std::vector<CountRow> familyRows(ArrayRef<std::string> FamilyIds,
+                                 const KernelDiff &D) {
+  const size_t N = D.States.size();
+  std::vector<CountRow> Rows;
+  for (Isa I : {Isa::PTX, Isa::SASS}) {
+    auto CountsOf = [&](size_t S) -> const StageCounts * {
+      const KernelSummary *K = D.States[S].Summary;
+      return K ? K->Metrics->counts(I) : nullptr;
+    };
+    bool Any = false;
+    for (size_t S = 0; S < N; ++S)
+      Any |= CountsOf(S) != nullptr;
+    if (!Any)
+      continue;
+    Rows.reserve(Rows.size() + FamilyIds.size() + 2);
+    auto addRow = [&](StringRef Name, auto Get) {
+      CountRow &R = Rows.emplace_back();
+      R.Name = Name.str();
+      R.Stage = I;
+      R.Values.resize(N);
+      for (size_t S = 0; S < N; ++S)
+        if (const StageCounts *C = CountsOf(S))
+          R.Values[S] = Get(*C);
+      finishRow(R);
+    };
+    for (unsigned F = 0; F < FamilyIds.size(); ++F)
+      addRow(FamilyIds[F], [F](const StageCounts &C) {
+        return F < C.Families.size() ? C.Families[F] : Count();
+      });
+    addRow("other", [](const StageCounts &C) { return C.Other; });
+    addRow("instructions", [](const StageCounts &C) { return C.Instructions; });
+  }
+  return Rows;
+}
+
+std::vector<ResourceRow> resourceRows(const KernelDiff &D) {
+  std::vector<ResourceRow> Rows;
+  for (Resource Res : {Resource::Registers, Resource::Stack, Resource::Local,
+                       Resource::SharedStatic, Resource::SharedDynamic,
+                       Resource::BlocksPerSM, Resource::WarpsPerSM}) {
+    ResourceRow &R = Rows.emplace_back();
+    R.Name = resourceName(Res).str();
+    R.Values.resize(D.States.size());
+    for (size_t S = 0; S < D.States.size(); ++S)
+      if (const KernelSummary *K = D.States[S].Summary)
+        if (std::optional<double> V = resourceValue(*K->Metrics, Res);
+            V && *V >= 0)
+          R.Values[S] = uint64_t(*V);
+  }
+  return Rows;
+}
+
+namespace {
 
 const StageCounts *countsOf(const KernelInState &K, Isa I) {
   return K.Summary ? K.Summary->Metrics->counts(I) : nullptr;
 }
 
-void compareCounts(KernelDiff &D, const FamilyTable &Families,
+void compareCounts(KernelDiff &D, ArrayRef<std::string> FamilyIds,
                    unsigned TopOpcodes) {
   const size_t N = D.States.size();
+  std::vector<CountRow> Rows = familyRows(FamilyIds, D);
   for (Isa I : {Isa::PTX, Isa::SASS}) {
-    bool Any = any_of(D.States,
-                      [&](const KernelInState &K) { return countsOf(K, I); });
-    if (!Any)
+    if (none_of(Rows, [&](const CountRow &R) { return R.Stage == I; }))
       continue;
-    D.Families.reserve(D.Families.size() + Families.families().size() + 2);
-    auto addRow = [&](StringRef Name, auto Get) {
-      CountRow R;
-      R.Name = Name.str();
-      R.Stage = I;
-      R.Values.resize(N);
-      for (size_t S = 0; S < N; ++S)
-        if (const StageCounts *C = countsOf(D.States[S], I))
-          R.Values[S] = Get(*C);
-      finishRow(R);
-      D.Families.push_back(std::move(R));
-    };
-    for (unsigned F = 0; F < Families.families().size(); ++F)
-      addRow(Families.families()[F].Id, [F](const StageCounts &C) {
-        return F < C.Families.size() ? C.Families[F] : Count();
-      });
-    addRow("other", [](const StageCounts &C) { return C.Other; });
-    addRow("instructions", [](const StageCounts &C) { return C.Instructions; });
-
+    for (const CountRow &R : Rows)
+      if (R.Stage == I) {
+        D.CountsChanged[unsigned(I)] |= R.changed();
+        D.FamilyMove = std::max(D.FamilyMove, R.MaxMove);
+      }
     // Families that held: the same in every state that has this stage.
-    for (const CountRow &R : D.Families) {
+    for (const CountRow &R : Rows) {
       if (R.Stage != I || R.Name == "other" || R.Name == "instructions" ||
           !R.Values[0] || R.Values[0]->Total == 0)
         continue;
@@ -230,22 +262,6 @@ void compareCounts(KernelDiff &D, const FamilyTable &Families,
   });
   if (TopOpcodes && D.MovedOpcodes.size() > TopOpcodes)
     D.MovedOpcodes.resize(TopOpcodes);
-}
-
-void compareResources(KernelDiff &D) {
-  for (Resource Res : {Resource::Registers, Resource::Stack, Resource::Local,
-                       Resource::SharedStatic, Resource::SharedDynamic,
-                       Resource::BlocksPerSM, Resource::WarpsPerSM}) {
-    ResourceRow R;
-    R.Name = resourceName(Res).str();
-    R.Values.resize(D.States.size());
-    for (size_t S = 0; S < D.States.size(); ++S)
-      if (const KernelSummary *K = D.States[S].Summary)
-        if (std::optional<double> V = resourceValue(*K->Metrics, Res);
-            V && *V >= 0)
-          R.Values[S] = uint64_t(*V);
-    D.Resources.push_back(std::move(R));
-  }
 }
 
 std::string kernelLabel(const StateSummary &S, const KernelSummary &K) {
@@ -478,24 +494,22 @@ void evaluateGates(KernelDiff &D, size_t Index,
 
 /// Base kernel B compared across the states.
 KernelDiff compareKernel(unsigned B, const std::vector<StateSummary> &States,
-                         ArrayRef<Matching> Ms, const FamilyTable &Families,
+                         ArrayRef<Matching> Ms, ArrayRef<std::string> FamilyIds,
                          unsigned TopOpcodes) {
   const KernelSummary &Base = States[0].Kernels[B];
   KernelDiff D;
   D.Name = Base.K->Name;
   D.Key = Base.Key;
   D.States = statesOfBaseKernel(B, States, Ms);
-  compareCounts(D, Families, TopOpcodes);
+  compareCounts(D, FamilyIds, TopOpcodes);
   std::vector<StateTtgir> Ttgirs(States.size());
   for (size_t S = 0; S < States.size(); ++S)
     if (const KernelSummary *K = D.States[S].Summary; K && K->Ttgir)
       Ttgirs[S] = {K->Ttgir.get(), K->K->path(Stage::TTGIR)};
   D.Ttgir = diffTtgir(Ttgirs);
-  compareResources(D);
   D.Changed =
-      any_of(D.Families, [](const CountRow &C) { return C.changed(); }) ||
-      !D.Ttgir.empty() ||
-      any_of(D.Resources, [](const ResourceRow &C) { return C.changed(); });
+      D.CountsChanged[0] || D.CountsChanged[1] || !D.Ttgir.empty() ||
+      any_of(resourceRows(D), [](const ResourceRow &C) { return C.changed(); });
   return D;
 }
 
@@ -510,7 +524,7 @@ DiffReport buildDiffReport(const std::vector<StateSummary> &States,
   std::vector<unsigned> Order = baseOrder(States[0]);
   R.Kernels.reserve(Order.size()); // kept until the report is written
   for (unsigned B : Order) {
-    KernelDiff D = compareKernel(B, States, Ms, Families, Opts.TopOpcodes);
+    KernelDiff D = compareKernel(B, States, Ms, R.Families, Opts.TopOpcodes);
     evaluateGates(D, R.Kernels.size(), States, Gates, R);
     R.Kernels.push_back(std::move(D));
   }

@@ -69,10 +69,11 @@ void header(Table &T, const DiffReport &R, StringRef First, bool TwoGroups) {
 
 void writeCounts(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   const size_t N = R.States.size();
+  std::vector<CountRow> Families = familyRows(R.Families, D);
   for (Isa I : {Isa::PTX, Isa::SASS}) {
     if (!D.countsChanged(I)) {
       bool Has =
-          any_of(D.Families, [&](const CountRow &C) { return C.Stage == I; });
+          any_of(Families, [&](const CountRow &C) { return C.Stage == I; });
       if (Has)
         OS << "  " << isaTitle(I) << ": no change in family or opcode counts\n";
       continue;
@@ -84,7 +85,7 @@ void writeCounts(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
     Top.push_back("total");
     T.row(Top);
     header(T, R, "", true);
-    for (const CountRow &C : D.Families) {
+    for (const CountRow &C : Families) {
       if (C.Stage != I)
         continue;
       bool AllZero = all_of(C.Values, [](const std::optional<Count> &V) {
@@ -179,8 +180,9 @@ void writeTtgir(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
 }
 
 void writeResources(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
+  std::vector<ResourceRow> Resources = resourceRows(D);
   bool Changed =
-      any_of(D.Resources, [](const ResourceRow &C) { return C.changed(); });
+      any_of(Resources, [](const ResourceRow &C) { return C.changed(); });
   if (!Changed) {
     OS << "  resources: no change\n";
     return;
@@ -188,7 +190,7 @@ void writeResources(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "\n";
   Table T;
   header(T, R, "resources", false);
-  for (const ResourceRow &C : D.Resources) {
+  for (const ResourceRow &C : Resources) {
     std::vector<std::string> Row{"  " + C.Name};
     for (size_t S = 0; S < C.Values.size(); ++S)
       Row.push_back(formatCell(C.Values[S], C.Values[0], S == 0));
