@@ -260,15 +260,15 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "<section class=\"kernel\" data-kernel=\"" << esc(D.Name)
      << "\" data-changed=\"" << (D.Changed ? "true" : "false") << "\">\n";
   OS << "<h2><code>" << esc(D.Name) << "</code>";
-  if (!D.Key.Target.empty())
-    OS << " " << esc(D.Key.Target);
-  if (D.Key.NumWarps)
-    OS << ", " << *D.Key.NumWarps << " warps";
-  if (D.Key.NumStages)
-    OS << ", " << *D.Key.NumStages << " stages";
+  if (!D.key().Target.empty())
+    OS << " " << esc(D.key().Target);
+  if (D.key().NumWarps)
+    OS << ", " << *D.key().NumWarps << " warps";
+  if (D.key().NumStages)
+    OS << ", " << *D.key().NumStages << " stages";
   OS << "</h2>\n";
-  if (D.Key.Tiles && !D.Key.Tiles->empty())
-    OS << "<p>tiles <code>" << esc(*D.Key.Tiles) << "</code></p>\n";
+  if (D.key().Tiles && !D.key().Tiles->empty())
+    OS << "<p>tiles <code>" << esc(*D.key().Tiles) << "</code></p>\n";
   OS << "<table><tr><th>state</th><th>folder</th><th>match</th></tr>\n";
   for (size_t S = 0; S < D.States.size(); ++S) {
     const KernelInState &K = D.States[S];
@@ -417,7 +417,7 @@ void kernelSections(raw_ostream &OS, const DiffReport &R) {
     });
     if (D.Changed || !Compared) {
       // Each kernel folded under its key: the summary is read first.
-      OS << "<details class=\"kernel\"><summary><code>" << esc(D.Key.str())
+      OS << "<details class=\"kernel\"><summary><code>" << esc(D.key().str())
          << "</code></summary>\n";
       kernel(OS, R, D);
       OS << "</details>\n";
@@ -430,7 +430,7 @@ void kernelSections(raw_ostream &OS, const DiffReport &R) {
   OS << "<p>Unchanged (" << Same.size() << "): ";
   for (size_t I = 0; I < Same.size(); ++I)
     OS << (I ? ", " : "") << "<code class=\"unchanged\" data-kernel=\""
-       << esc(Same[I]->Name) << "\">" << esc(Same[I]->Key.str()) << "</code>";
+       << esc(Same[I]->Name) << "\">" << esc(Same[I]->key().str()) << "</code>";
   OS << ".</p>\n";
 }
 

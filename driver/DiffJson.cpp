@@ -198,7 +198,7 @@ void ttgirChanges(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
 void kernel(json::OStream &J, const DiffReport &R, const KernelDiff &D) {
   J.objectBegin();
   J.attribute("name", D.Name);
-  key(J, D.Key);
+  key(J, D.key());
   J.attribute("changed", D.Changed);
   kernelStates(J, R, D);
   kernelCounts(J, R, D);

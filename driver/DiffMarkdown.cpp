@@ -153,15 +153,15 @@ void findings(raw_ostream &OS, const DiffReport &R, ArrayRef<CheckFinding> Fs) {
 /// later state was matched, and what held constant.
 void kernelHeading(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "### " << code(D.Name);
-  if (!D.Key.Target.empty())
-    OS << " " << text(D.Key.Target);
-  if (D.Key.NumWarps)
-    OS << ", " << *D.Key.NumWarps << " warps";
-  if (D.Key.NumStages)
-    OS << ", " << *D.Key.NumStages << " stages";
+  if (!D.key().Target.empty())
+    OS << " " << text(D.key().Target);
+  if (D.key().NumWarps)
+    OS << ", " << *D.key().NumWarps << " warps";
+  if (D.key().NumStages)
+    OS << ", " << *D.key().NumStages << " stages";
   OS << "\n\n";
-  if (D.Key.Tiles && !D.Key.Tiles->empty())
-    OS << "Tiles " << code(*D.Key.Tiles) << ".\n\n";
+  if (D.key().Tiles && !D.key().Tiles->empty())
+    OS << "Tiles " << code(*D.key().Tiles) << ".\n\n";
   for (size_t S = 1; S < D.States.size(); ++S)
     if (D.States[S].Status != MatchStatus::Matched ||
         D.States[S].How != MatchHow::Exact)
@@ -335,7 +335,7 @@ void summary(raw_ostream &OS, const DiffReport &R) {
             2);
   for (size_t I = 0; I < Rows.size() && I < MaxRows; ++I) {
     auto [D, S] = Rows[I];
-    std::vector<std::string> Cells{code(D->Key.str()),
+    std::vector<std::string> Cells{code(D->key().str()),
                                    text(R.States[S]->Label)};
     for (std::string &C : headlineCells(R, *D, S))
       Cells.push_back(std::move(C));
@@ -384,7 +384,7 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
       return K.Status == MatchStatus::Matched;
     });
     if (!D.Changed && Compared) {
-      Same.push_back(code(D.Key.str()));
+      Same.push_back(code(D.key().str()));
       continue;
     }
     Sections.push_back(&D);
@@ -422,7 +422,7 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
   auto Section = [&](const KernelDiff &D, bool Compact) {
     std::string Out;
     raw_string_ostream B(Out);
-    B << "<details><summary>" << text(D.Key.str()) << "</summary>\n\n";
+    B << "<details><summary>" << text(D.key().str()) << "</summary>\n\n";
     kernel(B, R, D, Compact);
     B << "</details>\n\n";
     return Out;

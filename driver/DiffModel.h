@@ -237,7 +237,8 @@ struct CheckFinding {
 
 struct KernelDiff {
   std::string Name;
-  MatchKey Key;
+  /// The base kernel's key (of States[0], kept as long as the report).
+  const MatchKey &key() const { return States[0].Summary->Key; }
   std::vector<KernelInState> States;
   /// Per stage (index Isa): families with equal counts in every matched
   /// state, nonzero in the base.

@@ -499,7 +499,6 @@ KernelDiff compareKernel(unsigned B, const std::vector<StateSummary> &States,
   const KernelSummary &Base = States[0].Kernels[B];
   KernelDiff D;
   D.Name = Base.K->Name;
-  D.Key = Base.Key;
   D.States = statesOfBaseKernel(B, States, Ms);
   compareCounts(D, FamilyIds, TopOpcodes);
   std::vector<StateTtgir> Ttgirs(States.size());

@@ -289,17 +289,17 @@ std::string notCompared(const DiffReport &R, const KernelDiff &D) {
 
 void writeKernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "\n" << D.Name;
-  if (!D.Key.Target.empty())
-    OS << "  " << D.Key.Target;
-  if (D.Key.NumWarps)
-    OS << "  " << *D.Key.NumWarps << " warps";
-  if (D.Key.NumStages)
-    OS << "  " << *D.Key.NumStages << " stages";
+  if (!D.key().Target.empty())
+    OS << "  " << D.key().Target;
+  if (D.key().NumWarps)
+    OS << "  " << *D.key().NumWarps << " warps";
+  if (D.key().NumStages)
+    OS << "  " << *D.key().NumStages << " stages";
   OS << "\n";
-  if (D.Key.Signature)
-    OS << "  signature " << *D.Key.Signature << "\n";
-  if (D.Key.Tiles && !D.Key.Tiles->empty())
-    OS << "  tiles " << *D.Key.Tiles << "\n";
+  if (D.key().Signature)
+    OS << "  signature " << *D.key().Signature << "\n";
+  if (D.key().Tiles && !D.key().Tiles->empty())
+    OS << "  tiles " << *D.key().Tiles << "\n";
   Table T;
   for (size_t S = 0; S < D.States.size(); ++S) {
     const KernelInState &K = D.States[S];
