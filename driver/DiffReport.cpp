@@ -414,6 +414,7 @@ matchStates(const std::vector<StateSummary> &States,
         continue;
       }
       U.Status = MatchStatus::Ambiguous;
+      U.Candidates.reserve(Ms[S].HeadCandidates[H].size());
       for (unsigned B : Ms[S].HeadCandidates[H])
         U.Candidates.push_back(&States[0].Kernels[B]);
       R.Ambiguous.push_back(std::move(U));
@@ -457,6 +458,7 @@ statesOfBaseKernel(unsigned B, const std::vector<StateSummary> &States,
       KS.Status = MatchStatus::Disappeared;
     } else {
       KS.Status = MatchStatus::Ambiguous;
+      KS.Candidates.reserve(Ms[S].BaseCandidates[B].size()); // kept all run
       for (unsigned H : Ms[S].BaseCandidates[B])
         KS.Candidates.push_back(&States[S].Kernels[H]);
     }
