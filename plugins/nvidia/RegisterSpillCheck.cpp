@@ -152,6 +152,47 @@ struct RegisterSpillCheck::Frame {
     return Split.LocalArrays ? " (spills and local-array accesses)"
                              : std::string();
   }
+  /// The most registers ptxas may give a thread: the cubin's limit, else
+  /// the kernel's maxnreg, else the architecture's 255.
+  unsigned cap() const {
+    if (CK.MaxRegisters)
+      return *CK.MaxRegisters;
+    if (K.Meta && K.Meta->MaxNReg && *K.Meta->MaxNReg > 0)
+      return unsigned(std::min<int64_t>(*K.Meta->MaxNReg, 255));
+    return 255;
+  }
+  /// Whether ptxas spilled more than an allocation unit (8 registers) short
+  /// of that cap. The budget was then its own choice: given the block size
+  /// Triton declares (.reqntid, num_warps x 32 threads), ptxas keeps fewer
+  /// registers per thread so that more warps stay resident, and spills
+  /// beyond them (a `.maxnreg` lifts it: 32 -> 255 registers and 4300 ->
+  /// 2888 bytes of spill stores for a real Gluon kernel, 56 -> 250 and no
+  /// spill for an Inductor `triton_mm`; docs/checks/nvidia-register-spill.md).
+  /// A warp-specialized kernel's partitions set their own budgets
+  /// (setmaxnreg, USETMAXREG in the SASS): those are the cap, not this.
+  bool belowCap(const SassFunction &SF) const {
+    return CK.Registers + 8 < cap() &&
+           none_of(SF.Instructions, [](const SassInstruction &I) {
+             return I.Opcode.starts_with("USETMAXREG");
+           });
+  }
+  /// The fix hint's first sentence when belowCap(SF).
+  std::string budgetHint() const {
+    std::string Warps =
+        K.Meta && K.Meta->NumWarps
+            ? " (num_warps " + std::to_string(*K.Meta->NumWarps) + ": " +
+                  std::to_string(*K.Meta->NumWarps * 32) + " threads)"
+            : std::string();
+    return "ptxas spilled at " + std::to_string(CK.Registers) + " of the " +
+           std::to_string(cap()) +
+           " registers a thread may have: for the block size Triton "
+           "declares" +
+           Warps +
+           " it chose this budget to keep more warps resident. A maxnreg on "
+           "the kernel (triton.Config(..., maxnreg=...), at most " +
+           std::to_string(cap()) +
+           ") lets it use more of them, at the cost of resident warps";
+  }
 };
 
 struct RegisterSpillCheck::Spills {
@@ -284,13 +325,19 @@ void RegisterSpillCheck::reportInLoop(CheckInput &In, const Frame &F,
   if (std::optional<DiagLoc> LoopSrc =
           loopSource(Sass, SF, L, optionalTtgir(In.Kernel)))
     D.note(*LoopSrc, "in the loop at this Python line");
-  D.hint("ptxas register allocation",
-         "the loop needs more registers than ptxas can give each thread "
-         "(at most 255, fewer under maxnreg): shrink the tiles "
-         "(BLOCK_M/BLOCK_N/BLOCK_K) or num_stages, raise num_warps so each "
-         "thread holds less of the tile, or give the computing partition "
-         "of a warp-specialized kernel more registers (maxnreg, "
-         "setmaxnreg budgets)");
+  if (F.belowCap(SF))
+    D.hint("ptxas register allocation",
+           F.budgetHint() +
+               "; shrinking what each thread holds (smaller tiles or "
+               "num_stages, more warps) removes the need");
+  else
+    D.hint("ptxas register allocation",
+           "the loop needs more registers than ptxas can give each thread "
+           "(at most 255, fewer under maxnreg): shrink the tiles "
+           "(BLOCK_M/BLOCK_N/BLOCK_K) or num_stages, raise num_warps so each "
+           "thread holds less of the tile, or give the computing partition "
+           "of a warp-specialized kernel more registers (maxnreg, "
+           "setmaxnreg budgets)");
   D.context("spill-in-loop");
   for (const std::string &Op : S.Ops)
     D.context(Op);
@@ -326,15 +373,23 @@ void RegisterSpillCheck::reportBelowThreshold(const Frame &F,
          " in the kernel");
   D.note(F.CubinLoc, F.Note);
   F.noteLocalArrays(D);
-  D.hint("ptxas register allocation",
-         S.InLoops ? "fewer spills in loops than MinLoopSpills; each is a "
-                     "local-memory access on every iteration, and they show "
-                     "the kernel at its register limit"
-                   : "spills outside loops cost less than spills in one; "
-                     "they show the kernel at its register limit, where a "
-                     "small change can push spills into the loop: shrink the "
-                     "tiles, raise num_warps or give the partition more "
-                     "registers");
+  if (F.belowCap(SF))
+    D.hint("ptxas register allocation",
+           F.budgetHint() +
+               (S.InLoops ? "; fewer spills in loops than MinLoopSpills, "
+                            "each a local-memory access on every iteration"
+                          : "; spills outside loops cost less than spills "
+                            "in one"));
+  else
+    D.hint("ptxas register allocation",
+           S.InLoops ? "fewer spills in loops than MinLoopSpills; each is a "
+                       "local-memory access on every iteration, and they show "
+                       "the kernel at its register limit"
+                     : "spills outside loops cost less than spills in one; "
+                       "they show the kernel at its register limit, where a "
+                       "small change can push spills into the loop: shrink "
+                       "the tiles, raise num_warps or give the partition "
+                       "more registers");
   D.context(S.InLoops ? "spill-below-threshold" : "spill-outside-loops");
   if (!Confirmed)
     D.context("frame-unsplit");

@@ -177,13 +177,105 @@ def misc():
             print("misc", name, "FAIL", repr(ex)[:300], flush=True)
 
 
-WORKLOADS = dict(gpt_train=gpt_train, flex_attn=flex_attn, mm_autotune=mm_autotune, resnet=resnet, misc=misc)
+def more_ops():
+    """The second triage set (2026-12-03): ten more workloads, one compiled
+    function each; tests/corpus/realworld/device/sm90-inductor-spill-budget
+    is the addmm + SiLU one's 2-warp triton_mm."""
+    import torch, torch._dynamo, torch.nn as nn, torch.nn.functional as F
+    import torch._inductor.config as cfg
+    dev, at = "cuda", "max-autotune-no-cudagraphs"
+    cfg.compile_threads = 1
+
+    def conv2d():
+        m = nn.Conv2d(64, 128, 3, padding=1).to(dev, torch.float16)
+        torch.compile(m, mode=at)(torch.randn(8, 64, 56, 56, device=dev, dtype=torch.float16))
+
+    def rmsnorm_rope():
+        x = torch.randn(4, 2048, 32, 128, device=dev, dtype=torch.bfloat16)
+        w = torch.randn(128, device=dev, dtype=torch.bfloat16)
+        cos = torch.randn(2048, 64, device=dev, dtype=torch.bfloat16)
+        def f(x, w, cos, sin):
+            x = x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(x.dtype) * w
+            a, b, c, s = x[..., :64], x[..., 64:], cos[None, :, None], sin[None, :, None]
+            return torch.cat([a * c - b * s, a * s + b * c], -1)
+        torch.compile(f)(x, w, cos, torch.randn_like(cos))
+
+    def groupnorm_train():
+        gn = nn.GroupNorm(32, 256).to(dev)
+        x = torch.randn(16, 256, 32, 32, device=dev, requires_grad=True)
+        torch.compile(lambda x: gn(x).relu().sum())(x).backward()
+
+    def bmm():
+        a = torch.randn(32, 512, 256, device=dev, dtype=torch.bfloat16)
+        b = torch.randn(32, 256, 512, device=dev, dtype=torch.bfloat16)
+        torch.compile(lambda a, b: torch.bmm(a, b).relu(), mode=at)(a, b)
+
+    def persistent_tma():
+        cfg.triton.enable_persistent_tma_matmul = True
+        a = torch.randn(2048, 1024, device=dev, dtype=torch.bfloat16)
+        torch.compile(lambda a, b: a @ b, mode=at)(a, torch.randn(1024, 2048, device=dev, dtype=torch.bfloat16))
+        cfg.triton.enable_persistent_tma_matmul = False
+
+    def addmm_epilogue():
+        lin = nn.Linear(2048, 2048).to(dev, torch.float16)
+        x = torch.randn(1024, 2048, device=dev, dtype=torch.float16)
+        torch.compile(lambda x: F.silu(lin(x)) * 2.0, mode=at)(x)
+
+    def sdpa_math_train():
+        q, k, v = (torch.randn(4, 8, 512, 64, device=dev, requires_grad=True) for _ in range(3))
+        mask = torch.ones(512, 512, device=dev, dtype=torch.bool).triu(1)
+        def f(q, k, v):
+            s = (q @ k.transpose(-1, -2)) / 8.0
+            return (s.masked_fill(mask, float("-inf")).softmax(-1) @ v).sum()
+        torch.compile(f)(q, k, v).backward()
+
+    def topk_scatter():
+        x = torch.randn(256, 8192, device=dev)
+        idx = torch.randint(0, 1024, (256, 8192), device=dev)
+        def f(x, idx):
+            s = torch.zeros(256, 1024, device=dev).scatter_reduce(1, idx, x, reduce="amax")
+            return torch.topk(x, 16, dim=-1).values.sum(-1), s, x.argmax(-1)
+        torch.compile(f)(x, idx)
+
+    def lstm_cell():
+        cell = nn.LSTMCell(512, 512).to(dev)
+        x, h, c = (torch.randn(64, 512, device=dev) for _ in range(3))
+        torch.compile(lambda x, h, c: cell(x, (h, c)))(x, h, c)
+
+    def adamw_step():
+        ps = [nn.Parameter(torch.randn(1024, 1024, device=dev)) for _ in range(4)]
+        for p in ps:
+            p.grad = torch.randn_like(p)
+        torch.compile(torch.optim.AdamW(ps, lr=1e-3).step)()
+
+    for name, fn in list(locals().items()):
+        if not callable(fn) or name in ("F", "nn", "torch", "cfg"):
+            continue
+        torch._dynamo.reset()
+        try:
+            fn()
+            torch.cuda.synchronize()
+            print("more_ops", name, "ok", flush=True)
+        except Exception as ex:
+            print("more_ops", name, "FAIL", repr(ex)[:300], flush=True)
+
+
+WORKLOADS = dict(gpt_train=gpt_train, flex_attn=flex_attn, mm_autotune=mm_autotune, resnet=resnet, misc=misc,
+                 more_ops=more_ops)
 
 
 def triton_tool(n):
     import triton
     p = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin", n)
     return p if os.path.exists(p) else shutil.which(n)
+
+
+def newer_ptxas():
+    """ptxas builds other than Triton's: torch's own (CUDA 13), then CUDA's."""
+    import torch
+    found = [os.path.join(os.path.dirname(torch.__file__), "bin", "ptxas")]
+    found += sorted(glob.glob("/usr/local/cuda*/bin/ptxas"), reverse=True)
+    return [p for p in found if os.path.exists(p)]
 
 
 def finish(name):
@@ -200,8 +292,15 @@ def finish(name):
             return None
         m = re.search(r"^\.target\s+(\S+)", open(ptx).read(), re.M)
         arch = m.group(1).rstrip(",") if m else "sm_90a"
-        r = subprocess.run([ptxas, "-v", f"--gpu-name={arch}", ptx, "-o", "/dev/null"], capture_output=True, text=True)
-        return os.path.relpath(ptx, root), r.stderr
+        out = ""
+        # Triton's ptxas reads PTX up to its own version; the PTX that torch's
+        # CUDA 13 ptxas made (.version 9.0) needs that one.
+        for p in (ptxas, *newer_ptxas()):
+            r = subprocess.run([p, "-v", f"--gpu-name={arch}", ptx, "-o", "/dev/null"], capture_output=True, text=True)
+            out = f"ptxas: {p}\n" + r.stderr
+            if "Unsupported .version" not in r.stderr:
+                break
+        return os.path.relpath(ptx, root), out
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(16) as ex:
         pv = dict(x for x in ex.map(one, sorted(glob.glob(f"{root}/**/*.cubin", recursive=True))) if x)
