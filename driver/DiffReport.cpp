@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
+#include <deque>
 #include <set>
 
 using namespace llvm;
@@ -350,24 +351,30 @@ DiffReport reportHeader(const std::vector<StateSummary> &States,
   return R;
 }
 
-std::vector<MatchKey> keysOf(const StateSummary &S) {
-  std::vector<MatchKey> Keys;
+/// The keys of S's kernels, where its summaries hold them (not copied).
+std::vector<const MatchKey *> keysOf(const StateSummary &S) {
+  std::vector<const MatchKey *> Keys;
+  Keys.reserve(S.Kernels.size());
   for (const KernelSummary &K : S.Kernels)
-    Keys.push_back(K.Key);
+    Keys.push_back(&K.Key);
   return Keys;
 }
 
 /// Adds the identity (program, toolchain) to the keys of the kernels that
-/// have several candidates, reading it now; whether any key gained one.
-bool addTiedIdentities(std::vector<MatchKey> &Base, std::vector<MatchKey> &Head,
-                       const Matching &M, const StateSummary &B,
-                       const StateSummary &H) {
+/// have several candidates, reading it now; whether any key gained one. A
+/// key that gains it is a copy kept in Own (the summaries stay as read).
+bool addTiedIdentities(std::vector<const MatchKey *> &Base,
+                       std::vector<const MatchKey *> &Head, const Matching &M,
+                       const StateSummary &B, const StateSummary &H,
+                       std::deque<MatchKey> &Own) {
   bool Added = false;
-  auto add = [&](MatchKey &Key, const Kernel &K) {
-    if (!Key.IdentityRead) {
-      addIdentity(Key, K);
-      Added = true;
-    }
+  auto add = [&](const MatchKey *&Key, const Kernel &K) {
+    if (Key->IdentityRead)
+      return;
+    MatchKey &Copy = Own.emplace_back(*Key);
+    addIdentity(Copy, K);
+    Key = &Copy;
+    Added = true;
   };
   for (unsigned I = 0; I < Head.size(); ++I)
     if (M.HeadCandidates[I].size() > 1) {
@@ -392,15 +399,16 @@ matchStates(const std::vector<StateSummary> &States,
             ArrayRef<std::pair<std::string, std::string>> Pairs, DiffReport &R,
             std::vector<bool> &PairUsed) {
   const size_t N = States.size();
-  std::vector<MatchKey> BaseKeys = keysOf(States[0]);
+  std::deque<MatchKey> Own; // keys that gained their identity
+  std::vector<const MatchKey *> BaseKeys = keysOf(States[0]);
   std::vector<Matching> Ms(N);
   for (size_t S = 1; S < N; ++S) {
     MatchOptions MO;
     MO.PairLeftovers = true;
     MO.Forced = forcedPairs(States[0], States[S], Pairs, PairUsed);
-    std::vector<MatchKey> Keys = keysOf(States[S]);
+    std::vector<const MatchKey *> Keys = keysOf(States[S]);
     Ms[S] = matchKernels(BaseKeys, Keys, MO);
-    if (addTiedIdentities(BaseKeys, Keys, Ms[S], States[0], States[S]))
+    if (addTiedIdentities(BaseKeys, Keys, Ms[S], States[0], States[S], Own))
       Ms[S] = matchKernels(BaseKeys, Keys, MO);
     for (unsigned H = 0; H < States[S].Kernels.size(); ++H) {
       if (Ms[S].HeadMatch[H])

@@ -284,10 +284,10 @@ struct KeyClass {
   SmallVector<unsigned, 2> Members; ///< ascending
 };
 
-std::vector<KeyClass> classesOf(ArrayRef<MatchKey> Keys,
+std::vector<KeyClass> classesOf(ArrayRef<const MatchKey *> Keys,
                                 ArrayRef<unsigned> Of) {
   auto Tie = [&](unsigned I) {
-    const MatchKey &K = Keys[I];
+    const MatchKey &K = *Keys[I];
     return std::tie(K.Target, K.NumWarps, K.NumStages, K.Signature, K.Tiles,
                     K.Constants, K.Hash, K.Program, K.Toolchain);
   };
@@ -330,8 +330,8 @@ std::vector<unsigned> membersOf(ArrayRef<KeyClass> Classes,
 /// paired; kernels with several there (a tie) are decided as ambiguous,
 /// with those as candidates. Worked on classes of identical keys, so time
 /// and memory go with the distinct keys, not with the kernels squared.
-void pairLeftovers(Matching &M, ArrayRef<MatchKey> Base,
-                   ArrayRef<MatchKey> Head, ArrayRef<unsigned> Bs,
+void pairLeftovers(Matching &M, ArrayRef<const MatchKey *> Base,
+                   ArrayRef<const MatchKey *> Head, ArrayRef<unsigned> Bs,
                    ArrayRef<unsigned> Hs) {
   std::vector<KeyClass> CB = classesOf(Base, Bs), CH = classesOf(Head, Hs);
   // Distances between classes, and the levels they make.
@@ -341,8 +341,8 @@ void pairLeftovers(Matching &M, ArrayRef<MatchKey> Base,
   for (size_t B = 0; B < CB.size(); ++B)
     for (size_t H = 0; H < CH.size(); ++H)
       Levels.insert(
-          Dist[B][H] =
-              uint8_t(keyDifferences(Base[CB[B].Rep], Head[CH[H].Rep]).size()));
+          Dist[B][H] = uint8_t(
+              keyDifferences(*Base[CB[B].Rep], *Head[CH[H].Rep]).size()));
   std::vector<bool> DoneB(CB.size()), DoneH(CH.size());
   for (uint8_t Distance : Levels) {
     std::vector<std::vector<unsigned>> AtB(CB.size()), AtH(CH.size());
@@ -384,7 +384,8 @@ void pairLeftovers(Matching &M, ArrayRef<MatchKey> Base,
 }
 } // namespace
 
-Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
+Matching matchKernels(ArrayRef<const MatchKey *> Base,
+                      ArrayRef<const MatchKey *> Head,
                       const MatchOptions &Opts) {
   Matching M;
   M.BaseCandidates.resize(Base.size());
@@ -400,7 +401,7 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
   StringMap<std::vector<unsigned>> ByName;
   for (unsigned B = 0; B < Base.size(); ++B)
     if (!M.BaseMatch[B])
-      ByName[Base[B].Name].push_back(B);
+      ByName[Base[B]->Name].push_back(B);
   StringMap<std::vector<KeyClass>> ClassesByName;
   for (auto &E : ByName)
     ClassesByName[E.first()] = classesOf(Base, E.second);
@@ -413,7 +414,7 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
   auto ClassesOf = [&](unsigned H) -> ArrayRef<KeyClass> {
     if (M.HeadMatch[H])
       return {};
-    auto It = ClassesByName.find(Head[H].Name);
+    auto It = ClassesByName.find(Head[H]->Name);
     if (It == ClassesByName.end())
       return {};
     return It->second;
@@ -422,17 +423,17 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
   std::vector<unsigned> BestOfHead(Head.size(), 0);
   for (unsigned H = 0; H < Head.size(); ++H)
     for (const KeyClass &C : ClassesOf(H))
-      if (Base[C.Rep].compatible(Head[H])) {
-        unsigned A = affinity(Head[H], Base[C.Rep]);
+      if (Base[C.Rep]->compatible(*Head[H])) {
+        unsigned A = affinity(*Head[H], *Base[C.Rep]);
         BestOfHead[H] = std::max(BestOfHead[H], A);
         unsigned &BC = BestOfClass[&C];
         BC = std::max(BC, A);
       }
   for (unsigned H = 0; H < Head.size(); ++H) {
     for (const KeyClass &C : ClassesOf(H)) {
-      if (!Base[C.Rep].compatible(Head[H]))
+      if (!Base[C.Rep]->compatible(*Head[H]))
         continue;
-      unsigned A = affinity(Head[H], Base[C.Rep]);
+      unsigned A = affinity(*Head[H], *Base[C.Rep]);
       if (A == BestOfHead[H])
         llvm::append_range(M.HeadCandidates[H], C.Members);
       if (A == BestOfClass[&C])
@@ -464,14 +465,26 @@ Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
   StringMap<std::pair<SmallVector<unsigned, 4>, SmallVector<unsigned, 4>>> Left;
   for (unsigned B = 0; B < Base.size(); ++B)
     if (!M.BaseMatch[B])
-      Left[Base[B].Name].first.push_back(B);
+      Left[Base[B]->Name].first.push_back(B);
   for (unsigned H = 0; H < Head.size(); ++H)
     if (!M.HeadMatch[H])
-      Left[Head[H].Name].second.push_back(H);
+      Left[Head[H]->Name].second.push_back(H);
   for (auto &E : Left)
     if (!E.second.first.empty() && !E.second.second.empty())
       pairLeftovers(M, Base, Head, E.second.first, E.second.second);
   return M;
+}
+
+Matching matchKernels(ArrayRef<MatchKey> Base, ArrayRef<MatchKey> Head,
+                      const MatchOptions &Opts) {
+  auto Pointers = [](ArrayRef<MatchKey> Keys) {
+    std::vector<const MatchKey *> P;
+    P.reserve(Keys.size());
+    for (const MatchKey &K : Keys)
+      P.push_back(&K);
+    return P;
+  };
+  return matchKernels(Pointers(Base), Pointers(Head), Opts);
 }
 
 } // namespace gestell::driver

@@ -79,7 +79,7 @@ MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M);
 /// What a key takes from the TTGIR of a kernel named Name: the same for
 /// every kernel of that name whose .ttgir holds the same bytes.
 struct TtgirKeyParts {
-  std::string Target; ///< ttg.target, used when the metadata has none
+  std::string Target;   ///< ttg.target, used when the metadata has none
   int64_t NumWarps = 0; ///< ttg.num-warps, likewise
   std::optional<std::string> Signature;
   std::string Tiles;
@@ -107,8 +107,7 @@ struct KeyDifference {
 };
 
 /// The parts that differ between A (base) and B (head), in key order.
-std::vector<KeyDifference> keyDifferences(const MatchKey &A,
-                                          const MatchKey &B);
+std::vector<KeyDifference> keyDifferences(const MatchKey &A, const MatchKey &B);
 
 /// How a pair was found.
 enum class MatchHow : uint8_t {
@@ -135,6 +134,12 @@ struct Matching {
   std::vector<MatchHow> HeadHow;
 };
 
+/// Keys by pointer: gestell diff matches the keys its summaries hold,
+/// without copying them.
+Matching matchKernels(llvm::ArrayRef<const MatchKey *> Base,
+                      llvm::ArrayRef<const MatchKey *> Head,
+                      const MatchOptions &Opts = {});
+/// The same for keys held in order (the --baseline matcher, tests).
 Matching matchKernels(llvm::ArrayRef<MatchKey> Base,
                       llvm::ArrayRef<MatchKey> Head,
                       const MatchOptions &Opts = {});
