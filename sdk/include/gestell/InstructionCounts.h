@@ -15,6 +15,8 @@
 
 #include "gestell/Families.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -47,25 +49,36 @@ struct OpcodeCount {
 
 /// The counts of every opcode of a stage, sorted by opcode: a vector, not a
 /// map (a kernel's few dozen opcodes, kept by gestell diff for every kernel
-/// it reads).
+/// it reads), 16 bytes an opcode: its text in the run's opcode table and
+/// 32-bit counts (an artifact is at most MaxArtifactBytes, 1 GiB, so no
+/// stage has 2^32 instructions). Iterating gives OpcodeCount values.
 class OpcodeCounts {
+  struct Entry {
+    const char *Text; ///< the key of its entry in the run's opcode table
+    uint32_t Total, InLoops;
+    bool operator==(const Entry &) const = default; // texts are unique
+  };
+  static OpcodeCount expand(const Entry &E);
+
 public:
+  using const_iterator =
+      llvm::mapped_iterator<std::vector<Entry>::const_iterator,
+                            OpcodeCount (*)(const Entry &)>;
+
   OpcodeCounts() = default;
-  /// Counts sorted by opcode, distinct, whose texts outlive them.
-  explicit OpcodeCounts(std::vector<OpcodeCount> Sorted)
-      : Sorted(std::move(Sorted)) {}
-  std::vector<OpcodeCount>::const_iterator begin() const {
-    return Sorted.begin();
-  }
-  std::vector<OpcodeCount>::const_iterator end() const { return Sorted.end(); }
-  size_t size() const { return Sorted.size(); }
-  bool empty() const { return Sorted.empty(); }
+  /// Counts sorted by opcode, distinct; the texts are copied into the run's
+  /// opcode table.
+  explicit OpcodeCounts(llvm::ArrayRef<OpcodeCount> Sorted);
+  const_iterator begin() const { return {Entries.begin(), &expand}; }
+  const_iterator end() const { return {Entries.end(), &expand}; }
+  size_t size() const { return Entries.size(); }
+  bool empty() const { return Entries.empty(); }
   /// The count of Opcode; zero when the stage has none.
   Count lookup(llvm::StringRef Opcode) const;
   bool operator==(const OpcodeCounts &) const = default;
 
 private:
-  std::vector<OpcodeCount> Sorted;
+  std::vector<Entry> Entries;
 };
 
 struct StageCounts {

@@ -100,11 +100,19 @@ void countFunction(const FunctionT &F, StageCounts &C, StringMap<Count> &Map) {
 }
 
 /// The run's opcode texts, each once (they outlive every module).
+using OpcodeTable = StringSet<BumpPtrAllocator>;
 StringRef internOpcode(StringRef Op) {
   static std::mutex Lock;
-  static StringSet<BumpPtrAllocator> Table;
+  static OpcodeTable Table;
   std::lock_guard<std::mutex> G(Lock);
   return Table.insert(Op).first->getKey();
+}
+
+/// An interned opcode from its key data: the table's entry holds its length
+/// (an opcode may hold any byte, NUL included).
+StringRef internedText(const char *KeyData) {
+  return OpcodeTable::value_type::GetStringMapEntryFromKeyData(KeyData)
+      .getKey();
 }
 
 /// The families summed per distinct opcode, and the opcodes kept sorted.
@@ -117,19 +125,35 @@ void finish(StageCounts &C, const StringMap<Count> &Map,
     C.Instructions += E.second;
     unsigned F = Table.classify(C.Of, E.first());
     (F == NoFamily ? C.Other : C.Families[F]) += E.second;
-    Sorted.push_back({internOpcode(E.first()), E.second});
+    Sorted.push_back({E.first(), E.second});
   }
   llvm::sort(Sorted, [](const OpcodeCount &A, const OpcodeCount &B) {
     return A.Opcode < B.Opcode;
   });
-  C.Opcodes = OpcodeCounts(std::move(Sorted));
+  C.Opcodes = OpcodeCounts(Sorted);
 }
 } // namespace
 
+OpcodeCounts::OpcodeCounts(ArrayRef<OpcodeCount> Sorted) {
+  auto Narrow = [](uint64_t N) { // below 2^32: see the class comment
+    return uint32_t(std::min<uint64_t>(N, UINT32_MAX));
+  };
+  Entries.reserve(Sorted.size());
+  for (const OpcodeCount &E : Sorted)
+    Entries.push_back({internOpcode(E.Opcode).data(), Narrow(E.N.Total),
+                       Narrow(E.N.InLoops)});
+}
+
+OpcodeCount OpcodeCounts::expand(const Entry &E) {
+  return {internedText(E.Text), Count{E.Total, E.InLoops}};
+}
+
 Count OpcodeCounts::lookup(StringRef Opcode) const {
   auto It = llvm::partition_point(
-      Sorted, [&](const OpcodeCount &E) { return E.Opcode < Opcode; });
-  return It != Sorted.end() && It->Opcode == Opcode ? It->N : Count();
+      Entries, [&](const Entry &E) { return internedText(E.Text) < Opcode; });
+  return It != Entries.end() && internedText(It->Text) == Opcode
+             ? Count{It->Total, It->InLoops}
+             : Count();
 }
 
 StageCounts countInstructions(const PtxModule &M, const FamilyTable &Table) {
