@@ -145,7 +145,9 @@ struct TtgirSummary {
 /// diff output prints, is the first reader's.
 struct KernelSummary {
   const Kernel *K = nullptr;
-  std::string StatePath; ///< the state path as given on the command line
+  /// Its state's path as given on the command line (StateSummary::Path,
+  /// which outlives every summary): one string per state, not per kernel.
+  const std::string *StatePath = nullptr;
   MatchKey Key;
   std::shared_ptr<const KernelMetrics> Metrics;
   std::shared_ptr<const TtgirSummary> Ttgir; ///< of K's .ttgir, or null

@@ -96,7 +96,7 @@ KernelSummary summarize(KernelView &V, const FamilyTable &Families,
   const Kernel &K = V.kernel();
   KernelSummary S;
   S.K = &K;
-  S.StatePath = StatePath;
+  S.StatePath = &StatePath;
   auto Metrics =
       std::make_shared<KernelMetrics>(collectKernelMetrics(V, Families));
   S.Metrics = Metrics;
@@ -160,7 +160,8 @@ bool sameArtifacts(const Kernel &B, const Kernel &L) {
     if (B.has(Stage(S)) != L.has(Stage(S)))
       return false;
   Stage Sass = B.has(Stage::SASS) ? Stage::SASS : Stage::SASSAlt;
-  for (Stage S : {Stage::Metadata, Stage::TTGIR, Stage::PTX, Stage::Cubin, Sass})
+  for (Stage S :
+       {Stage::Metadata, Stage::TTGIR, Stage::PTX, Stage::Cubin, Sass})
     if (B.has(S) && !sameBytes(B.path(S), L.path(S)))
       return false;
   return true;
@@ -178,7 +179,7 @@ std::optional<KernelSummary> summaryAs(const KernelSummary &Base,
     return std::nullopt;
   KernelSummary S;
   S.K = &L;
-  S.StatePath = StatePath;
+  S.StatePath = &StatePath;
   S.Metrics = Base.Metrics;
   S.Ttgir = Base.Ttgir; // the same .ttgir bytes
   // Its own key, when it was read ahead for matching: the key's program
@@ -229,11 +230,11 @@ firstWithSameBytes(ArrayRef<std::pair<StringRef, StringRef>> Files,
   for (size_t I = 0; I < Files.size(); ++I) {
     FirstOf[I] = I;
     if (Digest[I])
-      FirstOf[I] = First
-                       .try_emplace({Files[I].first, Digest[I]->first,
-                                     Digest[I]->second},
-                                    I)
-                       .first->second;
+      FirstOf[I] =
+          First
+              .try_emplace(
+                  {Files[I].first, Digest[I]->first, Digest[I]->second}, I)
+              .first->second;
   }
   return FirstOf;
 }
@@ -429,9 +430,9 @@ public:
     std::vector<bool> Twin(U.Later.size(), false);
     if (U.Base)
       for (size_t J = 0; J < U.Later.size(); ++J)
-        Twin[J] = sameArtifacts(States[0].Found.Kernels[*U.Base],
-                                States[U.Later[J].first]
-                                    .Found.Kernels[U.Later[J].second]);
+        Twin[J] = sameArtifacts(
+            States[0].Found.Kernels[*U.Base],
+            States[U.Later[J].first].Found.Kernels[U.Later[J].second]);
     std::optional<KernelView> BaseView;
     if (U.Base)
       readBase(*U.Base, BaseView, !Twin.empty() && !is_contained(Twin, false));

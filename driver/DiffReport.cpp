@@ -64,17 +64,17 @@ std::optional<uint64_t> pickCount(const std::optional<Count> &C, bool InLoops) {
 StringRef isaTitle(Isa I) { return I == Isa::PTX ? "PTX" : "SASS"; }
 
 std::string displayDir(const KernelSummary &K) {
-  SmallString<256> Abs(K.StatePath);
+  StringRef StatePath = *K.StatePath;
+  SmallString<256> Abs(StatePath);
   sys::fs::make_absolute(Abs);
   sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
   StringRef Root = StringRef(Abs).rtrim('/');
   StringRef Dir = K.K->Dir;
   if (Dir == Root)
-    return StringRef(K.StatePath).rtrim('/').str();
+    return StatePath.rtrim('/').str();
   if (Dir.starts_with(Root) && Dir.size() > Root.size() &&
       Dir[Root.size()] == '/')
-    return StringRef(K.StatePath).rtrim('/').str() +
-           Dir.drop_front(Root.size()).str();
+    return StatePath.rtrim('/').str() + Dir.drop_front(Root.size()).str();
   return Dir.str();
 }
 
