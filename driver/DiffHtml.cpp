@@ -260,13 +260,7 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "<section class=\"kernel\" data-kernel=\"" << esc(D.Name)
      << "\" data-changed=\"" << (D.Changed ? "true" : "false") << "\">\n";
   OS << "<h2><code>" << esc(D.Name) << "</code>";
-  if (!D.key().Target.empty())
-    OS << " " << esc(D.key().Target);
-  if (D.key().NumWarps)
-    OS << ", " << *D.key().NumWarps << " warps";
-  if (D.key().NumStages)
-    OS << ", " << *D.key().NumStages << " stages";
-  OS << "</h2>\n";
+  OS << esc(headingFacts(D.key())) << "</h2>\n";
   if (D.key().Tiles && !D.key().Tiles->empty())
     OS << "<p>tiles <code>" << esc(*D.key().Tiles) << "</code></p>\n";
   OS << "<table><tr><th>state</th><th>folder</th><th>match</th></tr>\n";

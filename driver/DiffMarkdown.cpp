@@ -153,13 +153,7 @@ void findings(raw_ostream &OS, const DiffReport &R, ArrayRef<CheckFinding> Fs) {
 /// later state was matched, and what held constant.
 void kernelHeading(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "### " << code(D.Name);
-  if (!D.key().Target.empty())
-    OS << " " << text(D.key().Target);
-  if (D.key().NumWarps)
-    OS << ", " << *D.key().NumWarps << " warps";
-  if (D.key().NumStages)
-    OS << ", " << *D.key().NumStages << " stages";
-  OS << "\n\n";
+  OS << text(headingFacts(D.key())) << "\n\n";
   if (D.key().Tiles && !D.key().Tiles->empty())
     OS << "Tiles " << code(*D.key().Tiles) << ".\n\n";
   for (size_t S = 1; S < D.States.size(); ++S)

@@ -356,6 +356,9 @@ std::string describeState(const KernelInState &K);
 std::string displayDir(const KernelSummary &K);
 /// The sentence for families that held ("" when none did).
 std::string describeConstant(const KernelDiff &D);
+/// What a kernel's heading says after its name: " cuda:90, 4 warps, 3
+/// stages" (each part when the key has it), not escaped.
+std::string headingFacts(const MatchKey &K);
 /// D's family counts, PTX rows then SASS rows (each family of FamilyIds,
 /// the report's, then "other" and "instructions"), and its resources. Made
 /// from the states' kept counts whenever a writer asks, never stored: the

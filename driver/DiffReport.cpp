@@ -121,6 +121,17 @@ std::string describeConstant(const KernelDiff &D) {
          (Math ? " (tensor-core work unchanged: the math did not change)" : "");
 }
 
+std::string headingFacts(const MatchKey &K) {
+  std::string S;
+  if (!K.Target.empty())
+    S += " " + K.Target;
+  if (K.NumWarps)
+    S += ", " + std::to_string(*K.NumWarps) + " warps";
+  if (K.NumStages)
+    S += ", " + std::to_string(*K.NumStages) + " stages";
+  return S;
+}
+
 bool ResourceRow::changed() const {
   for (const auto &V : Values)
     if (V && Values[0] && *V != *Values[0])
