@@ -10,6 +10,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <vector>
 
 using namespace llvm;
@@ -98,6 +100,22 @@ std::string writeInputFile(StringRef Name, StringRef Contents) {
   if (OS.has_error())
     fail("cannot write " + Path);
   return std::string(Path);
+}
+
+void expectCountsReadBack(const StageCounts &C) {
+  std::optional<std::string> Prev;
+  uint64_t Total = 0;
+  for (const OpcodeCount &E : C.Opcodes) {
+    if (Prev && !(StringRef(*Prev) < E.Opcode))
+      fail("opcode counts out of order at '" + E.Opcode + "'");
+    if (!(C.Opcodes.lookup(E.Opcode) == E.N))
+      fail("lookup('" + E.Opcode + "') disagrees with the count kept");
+    Total += E.N.Total;
+    Prev = E.Opcode.str();
+  }
+  if (Total != C.Instructions.Total)
+    fail("opcode totals sum to " + Twine(Total) + ", not " +
+         Twine(C.Instructions.Total));
 }
 
 } // namespace gestell::fuzz

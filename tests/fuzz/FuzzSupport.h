@@ -11,6 +11,8 @@
 #ifndef GESTELL_TESTS_FUZZ_FUZZSUPPORT_H
 #define GESTELL_TESTS_FUZZ_FUZZSUPPORT_H
 
+#include "gestell/InstructionCounts.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -49,6 +51,11 @@ bool insideText(llvm::StringRef Text, unsigned Line, unsigned Column);
 /// Writes the input to <a folder of this process>/Name and returns its path
 /// (for readers that only read files).
 std::string writeInputFile(llvm::StringRef Name, llvm::StringRef Contents);
+
+/// What counting promises of C: its opcodes strictly ascending, each read
+/// back by lookup() as counted, their totals summing to every instruction
+/// (texts hold any byte the input had, NUL included).
+void expectCountsReadBack(const StageCounts &C);
 
 } // namespace gestell::fuzz
 

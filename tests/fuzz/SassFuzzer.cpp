@@ -41,6 +41,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
                    " of " + Twine((*M)->Frames.size()));
     }
   }
-  (void)countInstructions(**M, FamilyTable::builtin());
+  fuzz::expectCountsReadBack(countInstructions(**M, FamilyTable::builtin()));
   return 0;
 }
