@@ -142,6 +142,10 @@ bool ResourceRow::changed() const {
 namespace {
 uint64_t absDiff(uint64_t A, uint64_t B) { return A > B ? A - B : B - A; }
 
+const StageCounts *countsOf(const KernelInState &K, Isa I) {
+  return K.Summary ? K.Summary->Metrics->counts(I) : nullptr;
+}
+
 void finishRow(CountRow &R) {
   R.MaxMove = 0;
   if (!R.Values[0])
@@ -159,14 +163,8 @@ std::vector<CountRow> familyRows(ArrayRef<std::string> FamilyIds,
   const size_t N = D.States.size();
   std::vector<CountRow> Rows;
   for (Isa I : {Isa::PTX, Isa::SASS}) {
-    auto CountsOf = [&](size_t S) -> const StageCounts * {
-      const KernelSummary *K = D.States[S].Summary;
-      return K ? K->Metrics->counts(I) : nullptr;
-    };
-    bool Any = false;
-    for (size_t S = 0; S < N; ++S)
-      Any |= CountsOf(S) != nullptr;
-    if (!Any)
+    if (none_of(D.States,
+                [&](const KernelInState &K) { return countsOf(K, I); }))
       continue;
     Rows.reserve(Rows.size() + FamilyIds.size() + 2);
     auto addRow = [&](StringRef Name, auto Get) {
@@ -175,7 +173,7 @@ std::vector<CountRow> familyRows(ArrayRef<std::string> FamilyIds,
       R.Stage = I;
       R.Values.resize(N);
       for (size_t S = 0; S < N; ++S)
-        if (const StageCounts *C = CountsOf(S))
+        if (const StageCounts *C = countsOf(D.States[S], I))
           R.Values[S] = Get(*C);
       finishRow(R);
     };
@@ -207,10 +205,6 @@ std::vector<ResourceRow> resourceRows(const KernelDiff &D) {
 }
 
 namespace {
-
-const StageCounts *countsOf(const KernelInState &K, Isa I) {
-  return K.Summary ? K.Summary->Metrics->counts(I) : nullptr;
-}
 
 void compareCounts(KernelDiff &D, ArrayRef<std::string> FamilyIds,
                    unsigned TopOpcodes) {
