@@ -1,6 +1,7 @@
 //===- RegisterSpillCheck.cpp - nvidia-register-spill ---------------------===//
 #include "RegisterSpillCheck.h"
 
+#include "gestell/Occupancy.h"
 #include "gestell/StageFamilies.h"
 #include "gestell/utils/KernelCode.h"
 #include "gestell/utils/Locate.h"
@@ -155,11 +156,12 @@ struct RegisterSpillCheck::Frame {
   /// The most registers ptxas may give a thread: the cubin's limit, else
   /// the kernel's maxnreg, else the architecture's 255.
   unsigned cap() const {
+    constexpr unsigned Most = SmLimits::MaxRegistersPerThread;
     if (CK.MaxRegisters)
       return *CK.MaxRegisters;
     if (K.Meta && K.Meta->MaxNReg && *K.Meta->MaxNReg > 0)
-      return unsigned(std::min<int64_t>(*K.Meta->MaxNReg, 255));
-    return 255;
+      return unsigned(std::min<int64_t>(*K.Meta->MaxNReg, Most));
+    return Most;
   }
   /// Whether ptxas spilled more than an allocation unit (8 registers) short
   /// of that cap. The budget was then its own choice: given the block size
