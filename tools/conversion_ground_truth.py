@@ -82,7 +82,7 @@ def count_amdgcn(text):
     return out
 
 _ALIAS = re.compile(r"^(#[A-Za-z_][\w]*)\s*=\s*(.*\S)\s*$")
-_CVT = re.compile(r"ttg\.convert_layout\s+%[\w.$-]+\s*:\s*tensor<([0-9x]+)x(\w+),\s*(.+?)>\s*->\s*"
+_CVT = re.compile(r"ttg\.convert_layout\s+%[\w.$-]+(?:#\d+)?\s*:\s*tensor<([0-9x]+)x(\w+),\s*(.+?)>\s*->\s*"
                   r"tensor<([0-9x]+)x(\w+),\s*(.+?)>\s*loc")
 _MODATTR = re.compile(r"^module attributes \{(.*)\} \{\s*$", re.M)
 
@@ -292,7 +292,8 @@ def cmd_extract(args):
                 rid = row_id(r)
                 if rid not in found:
                     found[rid] = dict(id=rid, origin="corpus", **r, occurrences=[])
-                found[rid]["occurrences"].append(rel)
+                if rel not in found[rid]["occurrences"]:  # --merge: seen before
+                    found[rid]["occurrences"].append(rel)
     n_corpus = sum(len(r["occurrences"]) for r in found.values())
     if args.merge:
         rows = list(found.values())

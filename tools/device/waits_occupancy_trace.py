@@ -1,4 +1,5 @@
-# Device job 3: a wgmma loop whose PTX itself waits (pendings = 0), sm_80
+# Device job 3: a wgmma loop whose PTX itself waits (pendings = 0) and why
+# (step causes), sm_80
 # kernels on both sides of the 8.6/8.9 shared-memory limit, a TritonParse
 # trace with SASS, and the CUDA driver's occupancy for every sm_90 cubin of
 # tests/ and of this job.
@@ -144,7 +145,25 @@ def occupancy():
     json.dump({"kernels": rows}, open(os.path.join(W, "occupancy-sm90.json"), "w"), indent=1)
     log("occupancy rows", len(rows))
 
-STEPS = dict(waits=waits, sm80=sm80, trace=trace, occupancy=occupancy)
+# E. The other rules of Triton's MMA pipelining (plugins/nvidia/
+#    WgmmaSyncCause.h), run for real so that pointers and K are specialized
+#    (divisible by 16) and the loads pipeline: a carried accumulator rescaled
+#    before the next dot (rule 3), an f16 accumulator (rule 2.1).
+def causes():
+    os.environ["TRITON_CACHE_DIR"] = f"{W}/causes/triton-cache"
+    a = torch.randn(512, 512, device="cuda", dtype=torch.float16); b = torch.randn_like(a); c = torch.empty_like(a)
+    for fn in (K.matmul_rescale, K.matmul_f16acc):
+        # BM=64, BK=16 on one warp group: one wgmma.mma_async per iteration, so
+        # a full wait after it leaves nothing in flight (the remark's case).
+        fn[(8, 4)](a, b, c, 512, 512, 512, BM=64, BN=128, BK=16, num_warps=4, num_stages=3)
+    torch.cuda.synchronize()
+    sass_for(f"{W}/causes")
+    for t in glob.glob(f"{W}/causes/**/*.ttgir", recursive=True):
+        tt = open(t).read()
+        log(os.path.basename(t), "pendings0", len(re.findall(r"warp_group_dot_wait.*pendings = 0", tt)),
+            "memdesc_index", tt.count("ttg.memdesc_index"), "async_copy", tt.count("async_copy_global_to_local"))
+
+STEPS = dict(waits=waits, sm80=sm80, trace=trace, occupancy=occupancy, causes=causes)
 for name in sys.argv[1:] or STEPS:
     step(name, STEPS[name])
 with tarfile.open(os.path.join(OUT, "work3.tar.gz"), "w:gz") as tf:
