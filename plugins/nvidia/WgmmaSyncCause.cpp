@@ -1,7 +1,10 @@
 //===- WgmmaSyncCause.cpp - Why a TTGIR dot keeps no wgmma in flight ------===//
 #include "WgmmaSyncCause.h"
 
+#include "gestell/utils/Locate.h"
+
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
 
@@ -109,6 +112,76 @@ WgmmaSyncCause wgmmaSyncCause(const Operation &Wait) {
   if (const Value *Arg = carriedArg(*Loop, Result))
     C.ReadCarried = readerInBody(*Arg, *Loop);
   return C;
+}
+
+void explainSyncDot(DiagnosticBuilder &D, const TtgirModule *Ttgir,
+                    const Operation *DotWait) {
+  WgmmaSyncCause C = DotWait ? wgmmaSyncCause(*DotWait) : WgmmaSyncCause();
+  SmallVector<std::string, 4> Broken;
+  if (C.Unbuffered) {
+    D.related(locate(*Ttgir, *C.Unbuffered),
+              "the dot's operand: " + C.Unbuffered->Name.str() +
+                  " in the loop, not a multi-buffered ring "
+                  "(ttg.memdesc_index)");
+    StringRef Made =
+        C.UnbufferedSource ? StringRef(C.UnbufferedSource->Name) : StringRef();
+    if (C.UnbufferedSource)
+      D.related(locate(*Ttgir, *C.UnbufferedSource),
+                "what it stores: " + Made.str());
+    std::string Why =
+        Made == "tt.load"
+            ? " of a tt.load of the same iteration: the loads were not "
+              "pipelined (a tt.load becomes an async copy only when each "
+              "thread copies at least 4 contiguous bytes: the contiguity and "
+              "divisibility of its pointers and mask, tt.multiple_of, "
+              "strides divisible by 16; and num_stages > 1; a tensor "
+              "descriptor load always can)"
+        : Made == "ttg.local_load"
+            ? " of a ttg.local_load: each iteration the tile is read back "
+              "from the buffer its copy wrote and stored again in the "
+              "shared layout the dot reads (a transposed operand, for "
+              "instance, which fp8 wgmma cannot read and a TMA copy cannot "
+              "write); store the operand as the dot reads it"
+            : " made in the loop from " +
+                  (Made.empty() ? std::string("a loop value") : Made.str());
+    Broken.push_back("its shared-memory operand is not multi-buffered: the "
+                     "dot reads " +
+                     C.Unbuffered->Name.str() + Why);
+  }
+  if (C.ReadInIteration) {
+    D.related(locate(*Ttgir, *C.ReadInIteration),
+              "reads the dot's result in the same iteration: " +
+                  C.ReadInIteration->Name.str());
+    Broken.push_back("the loop reads the accumulator in the same iteration (" +
+                     C.ReadInIteration->Name.str() +
+                     "): move that use after the loop or under a condition");
+  }
+  if (C.NonF32Accumulator)
+    Broken.push_back("the accumulator is not f32, and only f32 accumulation "
+                     "is made async");
+  if (C.ReadCarried) {
+    D.related(locate(*Ttgir, *C.ReadCarried),
+              "reads the carried accumulator before the next dot: " +
+                  C.ReadCarried->Name.str());
+    Broken.push_back("the accumulator carried into the next iteration is "
+                     "read by " +
+                     C.ReadCarried->Name.str() +
+                     " before the next dot, not only as a dot's accumulator");
+  }
+  if (Broken.empty()) {
+    D.hint("TritonGPU software pipeliner (MMA pipelining)",
+           "the pipeliner left ttng.warp_group_dot_wait {pendings = 0}: it "
+           "keeps no wgmma in flight when the dot's result is used in the "
+           "same iteration (the accumulator feeds other ops before the next "
+           "dot) or num_stages leaves no room; nothing ptxas did");
+    return;
+  }
+  bool Loads = C.UnbufferedSource && C.UnbufferedSource->Name == "tt.load";
+  D.hint(Loads ? "TritonGPU software pipeliner (load pipelining)"
+               : "TritonGPU software pipeliner (MMA pipelining)",
+         "the pipeliner keeps a wgmma in flight only for a dot it can make "
+         "async, and here " +
+             join(Broken, "; and ") + "; nothing ptxas did");
 }
 
 } // namespace gestell::nvidia

@@ -16,6 +16,7 @@
 #ifndef GESTELL_PLUGINS_NVIDIA_WGMMASYNCCAUSE_H
 #define GESTELL_PLUGINS_NVIDIA_WGMMASYNCCAUSE_H
 
+#include "gestell/Check.h"
 #include "gestell/Ttgir.h"
 
 namespace gestell::nvidia {
@@ -40,6 +41,12 @@ struct WgmmaSyncCause {
 /// The causes of the full wait Wait (`ttng.warp_group_dot_wait {pendings =
 /// 0}` in a loop); nothing when the wait does not follow a dot of its loop.
 WgmmaSyncCause wgmmaSyncCause(const Operation &Wait);
+
+/// The fix hint (and related locations) of a full wait the TTGIR pipeliner
+/// left, DotWait in Ttgir (either may be null): the rules the loop breaks,
+/// each with the op that breaks it; the first names the stage.
+void explainSyncDot(DiagnosticBuilder &D, const TtgirModule *Ttgir,
+                    const Operation *DotWait);
 
 } // namespace gestell::nvidia
 
