@@ -252,9 +252,8 @@ void PtxIntentLostInSassCheck::checkWgmma(const Code &C, PtxasNotes &Notes,
     const SassInstruction &At = *SW.FirstSerializing;
     auto D = diag(locate(*C.Sass, At),
                   "wgmma pipeline serialized in kernel '" + C.K.Name +
-                      "': the PTX keeps " + formatRatio(PtxPerWait) +
-                      " wgmma.mma_async in flight per wait, the SASS waits "
-                      "after " +
+                      "': the PTX issues " + formatRatio(PtxPerWait) +
+                      " wgmma.mma_async per wait, the SASS waits after " +
                       Twine(SW.Waits) + " of " + Twine(SW.Mma) +
                       " warp-group MMAs in loops");
     std::optional<DiagLoc> Src = pythonSource(*C.Sass, At);
