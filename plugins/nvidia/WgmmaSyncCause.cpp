@@ -30,14 +30,12 @@ bool isView(StringRef Name) {
 const Operation *unbuffered(const Value *V, const Operation &Loop) {
   if (!V || !V->Ty || V->Ty->K != Type::Kind::MemDesc)
     return nullptr; // a register operand can always be async
-  for (unsigned Steps = 0; Steps < 16; ++Steps) {
+  for (unsigned Steps = 0; V && Steps < 16; ++Steps) {
     if (V->isBlockArgument()) {
       const Region *R = V->OwnerBlock ? V->OwnerBlock->Parent : nullptr;
       if (!R || R->Parent != &Loop)
         return nullptr;
       V = loopCarried(*V).Yielded;
-      if (!V)
-        return nullptr;
       continue;
     }
     const Operation &Def = *V->Def;
@@ -92,7 +90,7 @@ WgmmaSyncCause wgmmaSyncCause(const Operation &Wait) {
   // The wait's operands are threaded through it: result I is operand I.
   unsigned I = 0;
   for (; I < Wait.Operands.size(); ++I)
-    if (const Operation *D = Wait.Operands[I]->Def;
+    if (const Operation *D = Wait.Operands[I] ? Wait.Operands[I]->Def : nullptr;
         D && D->Name == "ttng.warp_group_dot" && D->parentOp() == Loop)
       break;
   if (I == Wait.Operands.size() || I >= Wait.Results.size())
@@ -103,7 +101,8 @@ WgmmaSyncCause wgmmaSyncCause(const Operation &Wait) {
   for (unsigned Op : {0u, 1u})
     if (Op < C.Dot->Operands.size() && !C.Unbuffered)
       C.Unbuffered = unbuffered(C.Dot->Operands[Op], *Loop);
-  if (C.Unbuffered && !C.Unbuffered->Operands.empty())
+  if (C.Unbuffered && !C.Unbuffered->Operands.empty() &&
+      C.Unbuffered->Operands[0])
     C.UnbufferedSource = C.Unbuffered->Operands[0]->Def;
 
   C.ReadInIteration = readerInBody(Result, *Loop);
