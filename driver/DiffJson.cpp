@@ -25,7 +25,7 @@ void optionalArray(json::OStream &J, StringRef Key, const RangeT &Values) {
 }
 
 /// A JSON string, or null for an empty one.
-json::Value orNull(const std::string &S) {
+json::Value orNull(StringRef S) {
   return S.empty() ? json::Value(nullptr) : json::Value(S);
 }
 

@@ -124,7 +124,7 @@ std::string describeConstant(const KernelDiff &D) {
 std::string headingFacts(const MatchKey &K) {
   std::string S;
   if (!K.Target.empty())
-    S += " " + K.Target;
+    S += (" " + K.Target).str();
   if (K.NumWarps)
     S += ", " + std::to_string(*K.NumWarps) + " warps";
   if (K.NumStages)

@@ -6,12 +6,15 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -119,7 +122,7 @@ void addIdentity(MatchKey &Key, const Kernel &K) {
   if (Key.IdentityRead)
     return;
   Key.Program = programOf(K);
-  Key.Toolchain = ptxVersionOf(K);
+  Key.Toolchain = internKeyText(ptxVersionOf(K));
   Key.IdentityRead = true;
 }
 
@@ -161,16 +164,25 @@ uint64_t programDigest(StringRef Text) {
   return xxh3_64bits(arrayRefFromStringRef(Kept));
 }
 
+StringRef internKeyText(StringRef Text) {
+  if (Text.empty())
+    return StringRef();
+  static std::mutex Lock;
+  static StringSet<BumpPtrAllocator> Table;
+  std::lock_guard<std::mutex> G(Lock);
+  return Table.insert(Text).first->getKey();
+}
+
 MatchKey matchKeyOf(const Kernel &K, const TtgirModule *M) {
   MatchKey Key;
-  Key.Name = K.Name;
-  Key.Target = K.target().str();
+  Key.Name = internKeyText(K.Name);
+  Key.Target = internKeyText(K.target());
   if (K.Meta) {
-    Key.Hash = K.Meta->Hash;
+    Key.Hash = internKeyText(K.Meta->Hash);
     Key.NumWarps = K.Meta->NumWarps;
     Key.NumStages = K.Meta->NumStages;
     if (!K.Meta->Constants.empty())
-      Key.Constants = K.Meta->Constants;
+      Key.Constants = internKeyText(K.Meta->Constants);
   }
   if (M)
     addTtgirParts(Key, ttgirKeyParts(*M, K.Name));
@@ -199,11 +211,12 @@ TtgirKeyParts ttgirKeyParts(const TtgirModule &M, StringRef Name) {
 
 void addTtgirParts(MatchKey &Key, const TtgirKeyParts &P) {
   if (Key.Target.empty())
-    Key.Target = P.Target;
+    Key.Target = internKeyText(P.Target);
   if (!Key.NumWarps)
     Key.NumWarps = P.NumWarps;
-  Key.Signature = P.Signature;
-  Key.Tiles = P.Tiles;
+  Key.Signature =
+      P.Signature ? std::optional(internKeyText(*P.Signature)) : std::nullopt;
+  Key.Tiles = internKeyText(P.Tiles); // "" (no dots) is a value
 }
 
 std::string MatchKey::str() const {
@@ -242,17 +255,17 @@ std::vector<KeyDifference> keyDifferences(const MatchKey &A,
   std::vector<KeyDifference> Out;
   auto Num = [](const std::optional<int64_t> &V) { return std::to_string(*V); };
   if (!A.Target.empty() && !B.Target.empty() && A.Target != B.Target)
-    Out.push_back({"target", A.Target, B.Target});
+    Out.push_back({"target", A.Target.str(), B.Target.str()});
   if (!agree(A.NumWarps, B.NumWarps))
     Out.push_back({"num_warps", Num(A.NumWarps), Num(B.NumWarps)});
   if (!agree(A.NumStages, B.NumStages))
     Out.push_back({"num_stages", Num(A.NumStages), Num(B.NumStages)});
   if (!agree(A.Signature, B.Signature))
-    Out.push_back({"signature", *A.Signature, *B.Signature});
+    Out.push_back({"signature", A.Signature->str(), B.Signature->str()});
   if (!agree(A.Tiles, B.Tiles))
-    Out.push_back({"tiles", *A.Tiles, *B.Tiles});
+    Out.push_back({"tiles", A.Tiles->str(), B.Tiles->str()});
   if (!agree(A.Constants, B.Constants))
-    Out.push_back({"constexprs", *A.Constants, *B.Constants});
+    Out.push_back({"constexprs", A.Constants->str(), B.Constants->str()});
   return Out;
 }
 

@@ -29,6 +29,7 @@
 #include "gestell/Ttgir.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <optional>
@@ -38,22 +39,28 @@
 
 namespace gestell::driver {
 
+/// Text kept for the whole run, each distinct text once (thread-safe): the
+/// texts of match keys.
+llvm::StringRef internKeyText(llvm::StringRef Text);
+
 struct MatchKey {
-  std::string Name;
-  std::string Target; ///< "cuda:100"; "" when unknown
+  // The texts are interned (internKeyText): a key is small to keep and to
+  // copy, and they live for the whole run.
+  llvm::StringRef Name;
+  llvm::StringRef Target; ///< "cuda:100"; "" when unknown
   std::optional<int64_t> NumWarps, NumStages;
   /// "(!tt.ptr<f16>, i32)" from the .ttgir; none without one.
-  std::optional<std::string> Signature;
+  std::optional<llvm::StringRef> Signature;
   /// "128x64xf16 * 64x128xf16, ..." (sorted, distinct); none without a
   /// .ttgir, "" for a kernel without dots.
-  std::optional<std::string> Tiles;
+  std::optional<llvm::StringRef> Tiles;
   /// The constexpr arguments ("4=1024"), when the metadata has them (a
   /// TritonParse trace). Shown and counted in the distance of leftovers,
   /// not part of exact matching.
-  std::optional<std::string> Constants;
+  std::optional<llvm::StringRef> Constants;
   /// Triton's compile hash from the metadata ("" when unknown): the same
   /// hash is the same compile. Prefers, never excludes.
-  std::string Hash;
+  llvm::StringRef Hash;
   /// A digest of the program as the frontend wrote it (.source, else .ttir,
   /// with every location left out, tagged by which): addIdentity().
   /// Prefers, never excludes.
@@ -62,7 +69,7 @@ struct MatchKey {
   /// two builds of one program (Inductor benchmarks autotune candidates
   /// with Triton's ptxas and runs them with CUDA's), the one by the same
   /// toolchain is preferred. "" when unknown.
-  std::string Toolchain;
+  llvm::StringRef Toolchain;
   /// Whether addIdentity() has read Program and Toolchain.
   bool IdentityRead = false;
 

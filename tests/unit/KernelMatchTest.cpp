@@ -16,9 +16,9 @@ MatchKey key(std::string Hash, std::optional<uint64_t> Program = {},
   K.NumStages = 3;
   K.Signature = "(!tt.ptr<bf16>, !tt.ptr<bf16>)";
   K.Tiles = "64x32xbf16 * 32x64xbf16";
-  K.Hash = std::move(Hash);
+  K.Hash = internKeyText(Hash);
   K.Program = Program;
-  K.Toolchain = std::move(Toolchain);
+  K.Toolchain = internKeyText(Toolchain);
   return K;
 }
 
