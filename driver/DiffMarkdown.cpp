@@ -347,8 +347,10 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
   // GitHub refuses a comment longer than 65,536 characters: the summary
   // and the lists come whole, then as many kernel sections as fit.
   constexpr size_t Limit = 65536, Reserve = 1024;
+  // What a list's "... and N more" line may take.
+  constexpr size_t MoreLine = 160;
   std::string Head, Tail;
-  raw_string_ostream H(Head), T(Tail);
+  raw_string_ostream H(Head);
   H << "## gestell diff: " << text(R.States[0]->Label);
   for (size_t S = 1; S < R.States.size(); ++S)
     H << (S == 1 ? " vs " : ", ") << text(R.States[S]->Label);
@@ -383,31 +385,71 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
     }
     Sections.push_back(&D);
   }
+  // The lists, each whole while it fits, else as many entries as fit and a
+  // count of the rest: a cache with thousands of unchanged or new kernels
+  // must not make the comment too long to post. With kernel sections to
+  // show, the lists take at most half of what the head leaves.
+  const size_t Left =
+      Limit > Head.size() + Reserve ? Limit - Head.size() - Reserve : 0;
+  const size_t Budget = Sections.empty() ? Left : Left / 2;
+  auto Room = [&](size_t More) {
+    return Tail.size() + More + MoreLine <= Budget;
+  };
+  auto Lines = [&](ArrayRef<std::string> Ls, StringRef What) {
+    size_t Shown = 0;
+    for (; Shown < Ls.size() && Room(Ls[Shown].size()); ++Shown)
+      Tail += Ls[Shown];
+    if (Shown < Ls.size())
+      Tail += "- ... and " + std::to_string(Ls.size() - Shown) + " more " +
+              What.str() + ", left out to keep this under GitHub's limit " +
+              "(the JSON and HTML reports list them all)\n";
+  };
   constexpr size_t MaxSame = 200;
   if (!Same.empty()) {
-    T << "Unchanged (" << Same.size() << "): ";
-    for (size_t I = 0; I < Same.size() && I < MaxSame; ++I)
-      T << (I ? ", " : "") << Same[I];
-    if (Same.size() > MaxSame)
-      T << " and " << Same.size() - MaxSame << " more";
-    T << ".\n\n";
+    std::string Line = "Unchanged (" + std::to_string(Same.size()) + "): ";
+    size_t Shown = 0;
+    for (; Shown < Same.size() && Shown < MaxSame; ++Shown) {
+      std::string Item = (Shown ? ", " : "") + Same[Shown];
+      if (!Room(Line.size() + Item.size()))
+        break;
+      Line += Item;
+    }
+    if (Shown == 0)
+      Line += "not listed here (the JSON and HTML reports list them)";
+    else if (Shown < Same.size())
+      Line += " and " + std::to_string(Same.size() - Shown) + " more";
+    Tail += Line + ".\n\n";
   }
+  std::vector<std::string> Listed;
   for (const UnmatchedKernel &U : R.Appeared)
-    T << "- appeared in " << text(R.States[U.State]->Label) << ": "
-      << code(U.Summary->Key.str()) << " (" << code(displayDir(*U.Summary))
-      << ")\n";
+    Listed.push_back("- appeared in " + text(R.States[U.State]->Label) + ": " +
+                     code(U.Summary->Key.str()) + " (" +
+                     code(displayDir(*U.Summary)) + ")\n");
+  Lines(Listed, "appeared kernels");
+  Listed.clear();
   for (const UnmatchedKernel &U : R.Ambiguous)
-    T << "- ambiguous in " << text(R.States[U.State]->Label) << ": "
-      << code(U.Summary->Key.str()) << " matches " << U.Candidates.size()
-      << " base kernels\n";
+    Listed.push_back("- ambiguous in " + text(R.States[U.State]->Label) + ": " +
+                     code(U.Summary->Key.str()) + " matches " +
+                     std::to_string(U.Candidates.size()) + " base kernels\n");
+  Lines(Listed, "ambiguous kernels");
   if (!R.Appeared.empty() || !R.Ambiguous.empty())
-    T << "\n";
+    Tail += "\n";
   if (!R.OtherChecks.empty()) {
-    T << "Kernels without a match:\n\n";
-    findings(T, R, R.OtherChecks);
+    std::string Found;
+    raw_string_ostream F(Found);
+    findings(F, R, R.OtherChecks);
+    Tail += "Kernels without a match:\n\n";
+    SmallVector<StringRef, 64> Ls;
+    StringRef(Found).drop_back().split(Ls, '\n'); // each line ends in \n
+    Listed.clear();
+    for (StringRef L : Ls)
+      Listed.push_back(L.str() + "\n");
+    Lines(Listed, "lines of findings");
   }
+  Listed.clear();
   for (const std::string &P : R.Problems)
-    T << "- problem: " << code(P) << "\n";
+    Listed.push_back("- problem: " + code(P) + "\n");
+  Lines(Listed, "problems");
 
   // Each changed kernel folded (the summary above is what a reviewer reads
   // first), rendered when its turn comes: whole, or, when the whole does
