@@ -341,15 +341,99 @@ void summary(raw_ostream &OS, const DiffReport &R) {
   OS << "\n";
 }
 
+/// The lists after the kernel sections (unchanged, appeared and ambiguous
+/// kernels, the findings on kernels without a match, problems) in at most
+/// Budget characters: each whole while it fits, else as many entries as fit
+/// and a count of the rest, so that a cache with thousands of unchanged or
+/// new kernels does not make the comment too long to post.
+class Lists {
+public:
+  explicit Lists(size_t Budget) : Budget(Budget) {}
+
+  /// Whole lines, each ending in a newline.
+  void lines(ArrayRef<std::string> Ls, StringRef What) {
+    size_t Shown = 0;
+    for (; Shown < Ls.size() && room(Ls[Shown].size()); ++Shown)
+      Out += Ls[Shown];
+    if (Shown < Ls.size())
+      Out += "- ... and " + std::to_string(Ls.size() - Shown) + " more " +
+             What.str() + ", left out to keep this under GitHub's limit " +
+             "(the JSON and HTML reports list them all)\n";
+  }
+
+  /// Items on one line after Lead, at most Max of them.
+  void oneLine(StringRef Lead, ArrayRef<std::string> Items, size_t Max) {
+    std::string Line = Lead.str();
+    size_t Shown = 0;
+    for (; Shown < Items.size() && Shown < Max; ++Shown) {
+      std::string Item = (Shown ? ", " : "") + Items[Shown];
+      if (!room(Line.size() + Item.size()))
+        break;
+      Line += Item;
+    }
+    if (Shown == 0)
+      Line += "not listed here (the JSON and HTML reports list them)";
+    else if (Shown < Items.size())
+      Line += " and " + std::to_string(Items.size() - Shown) + " more";
+    Out += Line + ".\n\n";
+  }
+
+  std::string Out;
+
+private:
+  /// What a list's "... and N more" line may take.
+  static constexpr size_t MoreLine = 160;
+  bool room(size_t More) const {
+    return Out.size() + More + MoreLine <= Budget;
+  }
+  size_t Budget;
+};
+
+std::string lists(const DiffReport &R, ArrayRef<std::string> Same,
+                  size_t Budget) {
+  Lists L(Budget);
+  if (!Same.empty())
+    L.oneLine("Unchanged (" + std::to_string(Same.size()) + "): ", Same, 200);
+  std::vector<std::string> Ls;
+  for (const UnmatchedKernel &U : R.Appeared)
+    Ls.push_back("- appeared in " + text(R.States[U.State]->Label) + ": " +
+                 code(U.Summary->Key.str()) + " (" +
+                 code(displayDir(*U.Summary)) + ")\n");
+  L.lines(Ls, "appeared kernels");
+  Ls.clear();
+  for (const UnmatchedKernel &U : R.Ambiguous)
+    Ls.push_back("- ambiguous in " + text(R.States[U.State]->Label) + ": " +
+                 code(U.Summary->Key.str()) + " matches " +
+                 std::to_string(U.Candidates.size()) + " base kernels\n");
+  L.lines(Ls, "ambiguous kernels");
+  if (!R.Appeared.empty() || !R.Ambiguous.empty())
+    L.Out += "\n";
+  if (!R.OtherChecks.empty()) {
+    std::string Found;
+    raw_string_ostream F(Found);
+    findings(F, R, R.OtherChecks);
+    L.Out += "Kernels without a match:\n\n";
+    SmallVector<StringRef, 64> Parts;
+    StringRef(Found).drop_back().split(Parts, '\n'); // each line ends in \n
+    Ls.clear();
+    for (StringRef P : Parts)
+      Ls.push_back(P.str() + "\n");
+    L.lines(Ls, "lines of findings");
+  }
+  Ls.clear();
+  for (const std::string &P : R.Problems)
+    Ls.push_back("- problem: " + code(P) + "\n");
+  L.lines(Ls, "problems");
+  return std::move(L.Out);
+}
+
 } // namespace
 
 void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
   // GitHub refuses a comment longer than 65,536 characters: the summary
   // and the lists come whole, then as many kernel sections as fit.
   constexpr size_t Limit = 65536, Reserve = 1024;
-  // What a list's "... and N more" line may take.
-  constexpr size_t MoreLine = 160;
-  std::string Head, Tail;
+  std::string Head;
   raw_string_ostream H(Head);
   H << "## gestell diff: " << text(R.States[0]->Label);
   for (size_t S = 1; S < R.States.size(); ++S)
@@ -385,71 +469,11 @@ void writeDiffMarkdown(raw_ostream &OS, const DiffReport &R) {
     }
     Sections.push_back(&D);
   }
-  // The lists, each whole while it fits, else as many entries as fit and a
-  // count of the rest: a cache with thousands of unchanged or new kernels
-  // must not make the comment too long to post. With kernel sections to
-  // show, the lists take at most half of what the head leaves.
+  // With kernel sections to show, the lists take at most half of what the
+  // head leaves.
   const size_t Left =
       Limit > Head.size() + Reserve ? Limit - Head.size() - Reserve : 0;
-  const size_t Budget = Sections.empty() ? Left : Left / 2;
-  auto Room = [&](size_t More) {
-    return Tail.size() + More + MoreLine <= Budget;
-  };
-  auto Lines = [&](ArrayRef<std::string> Ls, StringRef What) {
-    size_t Shown = 0;
-    for (; Shown < Ls.size() && Room(Ls[Shown].size()); ++Shown)
-      Tail += Ls[Shown];
-    if (Shown < Ls.size())
-      Tail += "- ... and " + std::to_string(Ls.size() - Shown) + " more " +
-              What.str() + ", left out to keep this under GitHub's limit " +
-              "(the JSON and HTML reports list them all)\n";
-  };
-  constexpr size_t MaxSame = 200;
-  if (!Same.empty()) {
-    std::string Line = "Unchanged (" + std::to_string(Same.size()) + "): ";
-    size_t Shown = 0;
-    for (; Shown < Same.size() && Shown < MaxSame; ++Shown) {
-      std::string Item = (Shown ? ", " : "") + Same[Shown];
-      if (!Room(Line.size() + Item.size()))
-        break;
-      Line += Item;
-    }
-    if (Shown == 0)
-      Line += "not listed here (the JSON and HTML reports list them)";
-    else if (Shown < Same.size())
-      Line += " and " + std::to_string(Same.size() - Shown) + " more";
-    Tail += Line + ".\n\n";
-  }
-  std::vector<std::string> Listed;
-  for (const UnmatchedKernel &U : R.Appeared)
-    Listed.push_back("- appeared in " + text(R.States[U.State]->Label) + ": " +
-                     code(U.Summary->Key.str()) + " (" +
-                     code(displayDir(*U.Summary)) + ")\n");
-  Lines(Listed, "appeared kernels");
-  Listed.clear();
-  for (const UnmatchedKernel &U : R.Ambiguous)
-    Listed.push_back("- ambiguous in " + text(R.States[U.State]->Label) + ": " +
-                     code(U.Summary->Key.str()) + " matches " +
-                     std::to_string(U.Candidates.size()) + " base kernels\n");
-  Lines(Listed, "ambiguous kernels");
-  if (!R.Appeared.empty() || !R.Ambiguous.empty())
-    Tail += "\n";
-  if (!R.OtherChecks.empty()) {
-    std::string Found;
-    raw_string_ostream F(Found);
-    findings(F, R, R.OtherChecks);
-    Tail += "Kernels without a match:\n\n";
-    SmallVector<StringRef, 64> Ls;
-    StringRef(Found).drop_back().split(Ls, '\n'); // each line ends in \n
-    Listed.clear();
-    for (StringRef L : Ls)
-      Listed.push_back(L.str() + "\n");
-    Lines(Listed, "lines of findings");
-  }
-  Listed.clear();
-  for (const std::string &P : R.Problems)
-    Listed.push_back("- problem: " + code(P) + "\n");
-  Lines(Listed, "problems");
+  std::string Tail = lists(R, Same, Sections.empty() ? Left : Left / 2);
 
   // Each changed kernel folded (the summary above is what a reviewer reads
   // first), rendered when its turn comes: whole, or, when the whole does
