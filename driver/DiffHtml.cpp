@@ -91,9 +91,8 @@ std::string numCell(std::optional<uint64_t> V, std::optional<uint64_t> Base,
   return "<td class=\"" + Class.str() + "\">" + esc(Text) + "</td>";
 }
 
-void chart(raw_ostream &OS, const DiffReport &R, const KernelDiff &D, Isa I,
-           bool Loop) {
-  std::vector<CountRow> Families = familyRows(R.Families, D);
+void chart(raw_ostream &OS, const DiffReport &R, const KernelDiff &D,
+           ArrayRef<CountRow> Families, Isa I, bool Loop) {
   std::vector<const CountRow *> Rows;
   uint64_t Max = 0;
   for (const CountRow &C : Families) {
@@ -281,9 +280,10 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
     OS << "<span><i style=\"background:" << stateColor(S) << "\"></i>"
        << esc(R.States[S]->Label) << "</span>";
   OS << "</div>\n<div class=\"charts\">\n";
+  std::vector<CountRow> Families = familyRows(R.Families, D);
   for (Isa I : {Isa::PTX, Isa::SASS})
     for (bool Loop : {true, false})
-      chart(OS, R, D, I, Loop);
+      chart(OS, R, D, Families, I, Loop);
   OS << "</div>\n";
 
   if (!D.MovedOpcodes.empty()) {
@@ -293,7 +293,6 @@ void kernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
       Rows.push_back(&C);
     countTable(OS, R, Rows, "opcode", true);
   }
-  std::vector<CountRow> Families = familyRows(R.Families, D);
   for (Isa I : {Isa::PTX, Isa::SASS}) {
     std::vector<const CountRow *> Rows;
     for (const CountRow &C : Families)
