@@ -1,0 +1,73 @@
+"""Real kernels compiled again for another NVIDIA target, from their .ttir.
+
+Each TARBALL holds one folder of Triton cache entries (`NAME/HASH/k.ttir`
+with its `k.json`, as library_zoo.py or inductor_zoo.py left them); every
+.ttir is compiled again by Triton 3.6.0 for TARGET (compile only: sm_100a
+needs no Blackwell GPU) with the options its .json recorded (num_warps,
+num_ctas, num_stages, maxnreg), into a fresh Triton cache; then
+inductor_zoo.py's nvdisasm and `ptxas -v` pass, and one tar.xz per tarball
+lands in $OUT as NAME-smXXX. Kernels still compiling at RT_DEADLINE seconds
+(default 480) are left out, and so are those Triton refuses (printed).
+
+    python3 tools/device/retarget.py cuda:100 devwork/rt/*.tar.xz
+"""
+import concurrent.futures as cf, glob, json, os, subprocess, sys, tarfile, time
+
+sys.path.insert(0, os.path.dirname(__file__))
+import inductor_zoo  # noqa: E402
+
+OPTIONS = ("num_warps", "num_ctas", "num_stages", "maxnreg")
+
+
+def compile_one(ttir, target):
+    """In a worker process (its TRITON_CACHE_DIR set): one kernel."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    meta = json.load(open(ttir[:-5] + ".json"))
+    opts = {k: meta[k] for k in OPTIONS if meta.get(k) is not None}
+    backend, arch = target.split(":")
+    try:
+        triton.compile(ttir, target=GPUTarget(backend, int(arch), 32), options=opts)
+        return None
+    except Exception as e:  # noqa: BLE001 - reported, the rest go on
+        return f"{os.path.basename(ttir)}: {type(e).__name__}: {str(e)[:200]}"
+
+
+def main(target, tarballs):
+    deadline = time.time() + int(os.environ.get("RT_DEADLINE", "480"))
+    suffix = "sm" + target.split(":")[1]
+    inductor_zoo.W = "/tmp/rtzoo"
+    jobs = []
+    for tb in tarballs:
+        src = "/tmp/rtsrc"
+        with tarfile.open(tb) as tf:
+            name = tf.getnames()[0].split("/")[0]
+            tf.extractall(src)
+        out = f"{name}-{suffix}"
+        # A kernel whose first compile was cut off has a .ttir and no .json.
+        ttirs = sorted(t for t in glob.glob(f"{src}/{name}/*/*.ttir") if os.path.exists(t[:-5] + ".json"))
+        jobs.append((out, ttirs))
+    for out, ttirs in jobs:
+        if time.time() > deadline:
+            print(out, "skipped: past the deadline", flush=True)
+            continue
+        root = f"{inductor_zoo.W}/{out}"
+        os.environ["TRITON_CACHE_DIR"] = f"{root}/cache"
+        failed = []
+        pool = cf.ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1))
+        futs = [pool.submit(compile_one, t, target) for t in ttirs]
+        for f in futs:
+            try:
+                err = f.result(timeout=max(deadline - time.time(), 0.1))
+            except cf.TimeoutError:
+                err = "deadline"
+            if err:
+                failed.append(err)
+        pool.shutdown(wait=False, cancel_futures=True)
+        print(out, len(ttirs), "ttir,", len(failed), "not compiled", failed[:4], flush=True)
+        if os.path.isdir(root):
+            inductor_zoo.finish(out)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
