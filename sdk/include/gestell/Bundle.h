@@ -83,7 +83,9 @@ struct TraceEventRef {
 /// One kernel: a folder plus a name, with the stages found beside it; or a
 /// compilation event of a trace, with the stages it holds.
 struct Kernel {
-  std::string Name; ///< kernel (file stem) name, e.g. "attn_fwd"
+  /// Kernel name, e.g. "attn_fwd": the file stem, less the '@' Triton puts
+  /// before it when it compiled the kernel from an IR file ("@attn_fwd.ptx").
+  std::string Name;
   /// Folder holding the files (as given, made absolute); for a kernel of a
   /// trace, the event's label "TRACE:LINE" (gestell/Trace.h).
   std::string Dir;

@@ -249,10 +249,15 @@ private:
     return false;
   }
 
-  Kernel &kernel(StringRef Dir, StringRef Name) {
-    Kernel &K = Kernels[{Dir.str(), Name.str()}];
+  /// The kernel whose files in Dir have the stem Stem. A kernel Triton
+  /// compiled from an IR file (triton.compile("k.ttir")) has its files named
+  /// after the IR symbol, "@k.ptx", while its .json, PTX entry and cubin
+  /// function say "k": that is its name.
+  Kernel &kernel(StringRef Dir, StringRef Stem) {
+    Kernel &K = Kernels[{Dir.str(), Stem.str()}];
     if (K.Name.empty()) {
-      K.Name = Name.str();
+      K.Name = Stem.size() > 1 && Stem.front() == '@' ? Stem.drop_front().str()
+                                                      : Stem.str();
       K.Dir = Dir.str();
     }
     return K;
