@@ -84,7 +84,8 @@ struct TraceEventRef {
 /// compilation event of a trace, with the stages it holds.
 struct Kernel {
   /// Kernel name, e.g. "attn_fwd": the file stem, less the '@' Triton puts
-  /// before it when it compiled the kernel from an IR file ("@attn_fwd.ptx").
+  /// before it when it compiled the kernel from an IR file ("@attn_fwd.ptx"),
+  /// unless files "attn_fwd.*" in the same folder are another kernel.
   std::string Name;
   /// Folder holding the files (as given, made absolute); for a kernel of a
   /// trace, the event's label "TRACE:LINE" (gestell/Trace.h).

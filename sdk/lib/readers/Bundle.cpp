@@ -182,6 +182,14 @@ public:
 
   void finish(const DiscoveryOptions &Opts) {
     for (auto &[Key, K] : Kernels) {
+      // A kernel Triton compiled from an IR file (triton.compile("k.ttir"))
+      // has its files named after the IR symbol, "@k.ptx", while its .json,
+      // PTX entry and cubin function say "k": that is its name, unless files
+      // "k.*" beside them are another kernel of that name.
+      StringRef Stem = Key.second;
+      if (Stem.size() > 1 && Stem.front() == '@' &&
+          !Kernels.count({Key.first, Stem.drop_front().str()}))
+        K.Name = Stem.drop_front().str();
       K.MetadataDeferred = true;
       K.PathText.shrink_to_fit(); // appended stage by stage; kept all run
       if (!Opts.DeferMetadata)
@@ -249,15 +257,11 @@ private:
     return false;
   }
 
-  /// The kernel whose files in Dir have the stem Stem. A kernel Triton
-  /// compiled from an IR file (triton.compile("k.ttir")) has its files named
-  /// after the IR symbol, "@k.ptx", while its .json, PTX entry and cubin
-  /// function say "k": that is its name.
+  /// The kernel whose files in Dir have the stem Stem.
   Kernel &kernel(StringRef Dir, StringRef Stem) {
     Kernel &K = Kernels[{Dir.str(), Stem.str()}];
     if (K.Name.empty()) {
-      K.Name = Stem.size() > 1 && Stem.front() == '@' ? Stem.drop_front().str()
-                                                      : Stem.str();
+      K.Name = Stem.str();
       K.Dir = Dir.str();
     }
     return K;
