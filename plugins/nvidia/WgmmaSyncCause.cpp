@@ -51,17 +51,13 @@ const Operation *unbuffered(const Value *V, const Operation &Loop) {
 }
 
 /// The loop body's block argument that carries Yielded into the next
-/// iteration, or null.
+/// iteration (loopCarried's inverse), or null.
 const Value *carriedArg(const Operation &Loop, const Value &Yielded) {
   if (Loop.Regions.empty() || Loop.Regions[0]->Blocks.empty())
     return nullptr;
-  const Block &Body = *Loop.Regions[0]->Blocks[0];
-  if (Body.Ops.empty() || Body.Ops.back()->Name != "scf.yield")
-    return nullptr;
-  ArrayRef<Value *> Ys = Body.Ops.back()->Operands;
-  for (unsigned I = 0; I < Ys.size(); ++I)
-    if (Ys[I] == &Yielded && I + 1 < Body.Args.size())
-      return Body.Args[I + 1]; // argument 0 is the induction variable
+  for (const Value *Arg : Loop.Regions[0]->Blocks[0]->Args)
+    if (loopCarried(*Arg).Yielded == &Yielded)
+      return Arg;
   return nullptr;
 }
 

@@ -1,5 +1,4 @@
-//===- WgmmaSyncCause.h - Why a TTGIR dot keeps no wgmma in flight -*- C++
-//-*-===//
+//===- WgmmaSyncCause.h - Why a dot keeps no wgmma in flight ---*- C++ -*-===//
 //
 // Triton's MMA pipelining (WGMMAPipeline.cpp, dotCanBeProperlyAsync) makes a
 // ttng.warp_group_dot in a loop "properly async" only when
@@ -32,10 +31,6 @@ struct WgmmaSyncCause {
   /// Rule 3: an op that reads the carried result other than as a dot's
   /// accumulator.
   const Operation *ReadCarried = nullptr;
-
-  bool any() const {
-    return Unbuffered || ReadInIteration || NonF32Accumulator || ReadCarried;
-  }
 };
 
 /// The causes of the full wait Wait (`ttng.warp_group_dot_wait {pendings =
