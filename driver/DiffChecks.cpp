@@ -165,6 +165,12 @@ void DiffLint::makeJobs(std::vector<StateSummary> &States) {
   }
   if (Shared.empty())
     return;
+  CheckedStages = {Stage::Source, Stage::TTIR, Stage::ResUsage};
+  for (const SharedStateLint &L : Shared)
+    for (const RegisteredCheck *C : L.Session->rules())
+      for (Stage S : C->Info.Stages)
+        if (!is_contained(CheckedStages, S))
+          CheckedStages.push_back(S);
   // The baseline side, as LintSession::run makes it: every base kernel its
   // config does not exclude, alone. The config of the kernel it matches, or
   // the primary one, is the same config (the state's only path), and the

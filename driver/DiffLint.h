@@ -18,6 +18,15 @@
 // bytes share one read); every other stage, and every other kernel, is
 // read once.
 //
+// A kernel pair a build left untouched is not checked at all: when, in
+// every shared state, the kernel checked against a base kernel holds the
+// base kernel's bytes in every file a summary or a check reads, neither
+// side's checks run. Both builds would give the same results (a check
+// compared with an identical baseline reports what the kernel alone
+// reports, Check.h), and the diff reports only results that differ. Most
+// kernels of two builds are untouched: their summary is made once and
+// their checks never run.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_DRIVER_DIFFLINT_H
 #define GESTELL_DRIVER_DIFFLINT_H
@@ -93,6 +102,11 @@ public:
   std::vector<KernelJob> BaseJobs;
   std::vector<int> BaseJobOf; ///< per base kernel: its job, or -1
   std::vector<KernelOutcome> BaseOutcomes;
+  /// The stages a check may read besides those a summary reads: the ones
+  /// the enabled checks declare (CheckInfo::Stages), the .source and .ttir
+  /// (read when present) and the ptxas resource usage. An untouched kernel
+  /// pair holds the same bytes in these too (DiffRead.cpp).
+  std::vector<Stage> CheckedStages;
 
 private:
   DiffCheckOptions Opts;

@@ -167,6 +167,15 @@ bool sameArtifacts(const Kernel &B, const Kernel &L) {
   return true;
 }
 
+/// Whether L, a kernel with B's artifacts (sameArtifacts), also holds B's
+/// bytes in each of Stages that B has: the files a check reads beyond a
+/// summary's (DiffLint::CheckedStages).
+bool sameCheckInputs(const Kernel &B, const Kernel &L, ArrayRef<Stage> Stages) {
+  return all_of(Stages, [&](Stage S) {
+    return !B.has(S) || sameBytes(B.path(S), L.path(S));
+  });
+}
+
 /// The summary of L, a kernel with Base's artifacts (sameArtifacts), made
 /// from Base's: what it counted is L's too, and shared with it; only the
 /// paths differ, and they are L's own. None when Base's summary is not
@@ -433,23 +442,51 @@ public:
         Twin[J] = sameArtifacts(
             States[0].Found.Kernels[*U.Base],
             States[U.Later[J].first].Found.Kernels[U.Later[J].second]);
+    bool Untouched = untouched(U, Twin);
     std::optional<KernelView> BaseView;
     if (U.Base)
-      readBase(*U.Base, BaseView, !Twin.empty() && !is_contained(Twin, false));
+      readBase(*U.Base, BaseView, !Twin.empty() && !is_contained(Twin, false),
+               !Untouched);
     for (size_t J = 0; J < U.Later.size(); ++J)
       readLater(U.Later[J].first, U.Later[J].second,
-                BaseView ? &*BaseView : nullptr, U.Base, Twin[J]);
+                BaseView ? &*BaseView : nullptr, U.Base, Twin[J], Untouched);
     if (BaseView)
       BaseView->release();
   }
 
 private:
-  void readBase(unsigned B, std::optional<KernelView> &View,
-                bool OnlyTwins) const {
+  /// Whether the unit's base kernel is checked in no shared state against
+  /// a kernel that differs from it: in each, the kernel checked against it
+  /// is a twin (Twin) that holds its bytes in every file a check reads.
+  /// Then neither side's checks run (DiffLint.h).
+  bool untouched(const Unit &U, const std::vector<bool> &Twin) const {
+    if (!U.Base || Lint.Shared.empty() || Lint.BaseJobOf[*U.Base] < 0)
+      return false;
+    const Kernel &B = States[0].Found.Kernels[*U.Base];
+    for (const SharedStateLint &L : Lint.Shared) {
+      bool Paired = false;
+      for (size_t J = 0; J < U.Later.size(); ++J) {
+        auto [S, I] = U.Later[J];
+        if (S != L.State || L.JobOf[I] < 0 || L.Jobs[L.JobOf[I]].Baseline != &B)
+          continue;
+        if (!Twin[J] ||
+            !sameCheckInputs(B, States[S].Found.Kernels[I], Lint.CheckedStages))
+          return false;
+        Paired = true;
+      }
+      if (!Paired)
+        return false;
+    }
+    return true;
+  }
+
+  void readBase(unsigned B, std::optional<KernelView> &View, bool OnlyTwins,
+                bool Check) const {
     View.emplace(States[0].Found.Kernels[B], Analysis);
     States[0].Kernels[B] = summarize(*View, Families, States[0].Path,
                                      std::move(Ahead[0][B]), OnlyTwins);
-    if (int J = Lint.BaseJobOf.empty() ? -1 : Lint.BaseJobOf[B]; J >= 0) {
+    if (int J = Lint.BaseJobOf.empty() ? -1 : Lint.BaseJobOf[B];
+        Check && J >= 0) {
       View->markReads();
       checkKernel(Lint.BaseJobs[J], *View, nullptr, Analysis,
                   Lint.BaseOutcomes[J]);
@@ -459,9 +496,10 @@ private:
   /// Kernel I of state S; BaseView is the unit's base kernel B, the one it
   /// is checked against (by construction), if any. A kernel with B's
   /// artifacts (IsTwin) borrows B's parses (its summary and results name
-  /// its own files) and takes B's summary where it is lendable.
+  /// its own files) and takes B's summary where it is lendable. With
+  /// Untouched, a kernel checked against B is not checked.
   void readLater(unsigned S, unsigned I, KernelView *BaseView,
-                 std::optional<unsigned> B, bool IsTwin) const {
+                 std::optional<unsigned> B, bool IsTwin, bool Untouched) const {
     StateSummary &St = States[S];
     const Kernel &K = St.Found.Kernels[I];
     KernelView View(K, Analysis);
@@ -473,7 +511,9 @@ private:
     St.Kernels[I] =
         Twin ? std::move(*Twin)
              : summarize(View, Families, St.Path, std::move(Ahead[S][I]));
-    if (SharedStateLint *L = LintOf[S]; L && L->JobOf[I] >= 0) {
+    SharedStateLint *L = LintOf[S];
+    if (L && L->JobOf[I] >= 0 &&
+        !(Untouched && L->Jobs[L->JobOf[I]].Baseline)) {
       const KernelJob &Job = L->Jobs[L->JobOf[I]];
       KernelView *Base = nullptr;
       if (Job.Baseline) {

@@ -81,7 +81,10 @@ struct CheckInfo {
 struct CheckInput {
   KernelView &Kernel;
   /// The baseline's matching kernel; null without --baseline or when no
-  /// baseline kernel matches. Checks that compare with a baseline use it.
+  /// baseline kernel matches. Checks that compare with a baseline use it;
+  /// against a baseline whose files hold the kernel's own bytes, a check
+  /// reports what it reports without one (gestell diff does not check such
+  /// an untouched pair at all).
   KernelView *Baseline = nullptr;
 };
 
