@@ -43,7 +43,6 @@ int RunReport::exitStatus() const {
   return ExitOk;
 }
 
-
 namespace {
 
 /// The user's Python files in the PTX's .file table (not Triton's own).
@@ -65,7 +64,7 @@ bool stageAvailable(const Kernel &K, Stage S, const AnalysisOptions &Analysis) {
   case Stage::SASS:
     return !sassUnavailable(K, Analysis);
   case Stage::Metadata:
-    return K.Meta.has_value() && !K.Meta->FromTtgir;
+    return K.Meta && !K.Meta->FromTtgir;
   default:
     return K.has(S);
   }
@@ -196,12 +195,11 @@ void reportFailures(const Kernel &K, const KernelView &View,
   }
   for (size_t I = 0; I < Failures.size(); ++I)
     if (!Covered[I])
-      Out.Notifications.push_back({Level::Error,
-                                   "check '" + Failures[I].first +
-                                       "' failed on kernel '" + K.Name +
-                                       "' in " + K.Dir + ": " +
-                                       Failures[I].second,
-                                   K.Name, Failures[I].first, K.Dir});
+      Out.Notifications.push_back(
+          {Level::Error,
+           "check '" + Failures[I].first + "' failed on kernel '" + K.Name +
+               "' in " + K.Dir + ": " + Failures[I].second,
+           K.Name, Failures[I].first, K.Dir});
 }
 
 } // namespace
@@ -226,8 +224,8 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
   // (those checks skip it; the run says why once). The checks share the
   // parse.
   bool SassGone = false;
-  bool MaySass = K.has(Stage::SASS) || K.has(Stage::SASSAlt) ||
-                 K.has(Stage::Cubin);
+  bool MaySass =
+      K.has(Stage::SASS) || K.has(Stage::SASSAlt) || K.has(Stage::Cubin);
   if (!NoSass && MaySass && any_of(Job.Config->enabled(), readsSass))
     if (Expected<const SassModule &> S = View.sass(); !S)
       handleAllErrors(

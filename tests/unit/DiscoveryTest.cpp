@@ -35,7 +35,7 @@ TEST(Discovery, Sm90Cache) {
     Names.push_back(K.Name);
     StringRef Folder = sys::path::filename(K.Dir);
     EXPECT_EQ(Folder.size(), 52u); // base32 of a SHA-256
-    ASSERT_TRUE(K.Meta.has_value());
+    ASSERT_TRUE(K.Meta);
     // The metadata hash is hex and is not the folder name.
     EXPECT_EQ(K.Meta->Hash.size(), 64u);
     EXPECT_TRUE(all_of(K.Meta->Hash, [](char C) { return isHexDigit(C); }));

@@ -163,7 +163,7 @@ TEST(Trace, StagesOfDiscoveredKernels) {
   EXPECT_EQ(K.path(Stage::PTX), Raw + ":1: add_kernel.ptx");
   EXPECT_FALSE(K.has(Stage::Cubin));
   EXPECT_FALSE(K.MetadataDeferred);
-  ASSERT_TRUE(K.Meta.has_value());
+  ASSERT_TRUE(K.Meta);
   EXPECT_EQ(K.Meta->Name, "add_kernel");
 
   std::optional<TracePlace> P = tracePlace(K.path(Stage::TTGIR));

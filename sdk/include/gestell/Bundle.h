@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,8 +102,10 @@ struct Kernel {
   /// Set for a kernel read from a trace.
   std::optional<TraceEventRef> Trace;
   /// Parsed <name>.json, if usable; without one, what the .ttgir's module
-  /// attributes say (KernelMetadata::FromTtgir).
-  std::optional<KernelMetadata> Meta;
+  /// attributes say (KernelMetadata::FromTtgir). Null when neither says.
+  /// Shared, never changed once set: kernels whose .json holds the same
+  /// bytes (a later build's untouched kernels, in gestell diff) share one.
+  std::shared_ptr<const KernelMetadata> Meta;
   /// Problems found while discovering (unreadable metadata, ...). They are
   /// reported, never fatal.
   std::vector<std::string> Notes;

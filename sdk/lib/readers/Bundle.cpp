@@ -640,11 +640,13 @@ void loadKernelMetadata(Kernel &K) {
   if (K.has(Stage::Metadata)) {
     Expected<KernelMetadata> M = readKernelMetadata(K.path(Stage::Metadata));
     if (M)
-      K.Meta = std::move(*M);
+      K.Meta = std::make_shared<const KernelMetadata>(std::move(*M));
     else
       K.Notes.push_back(toString(M.takeError()));
   } else if (K.has(Stage::TTGIR)) {
-    K.Meta = metadataFromTtgir(K.path(Stage::TTGIR));
+    if (std::optional<KernelMetadata> M =
+            metadataFromTtgir(K.path(Stage::TTGIR)))
+      K.Meta = std::make_shared<const KernelMetadata>(std::move(*M));
   }
 }
 

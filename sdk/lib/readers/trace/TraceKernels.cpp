@@ -115,12 +115,13 @@ void metadataFromFiles(const TraceEvent &E, StringRef Trace, unsigned Line,
           K.path(S) != traceLabel(Trace, Line, F.Name))
         continue;
       if (S == Stage::TTGIR) {
-        K.Meta = metadataFromTtgirText(F.Text);
+        if (std::optional<KernelMetadata> M = metadataFromTtgirText(F.Text))
+          K.Meta = std::make_shared<const KernelMetadata>(std::move(*M));
         return;
       }
       Expected<KernelMetadata> M = parseKernelMetadata(F.Text, K.path(S));
       if (M)
-        K.Meta = std::move(*M);
+        K.Meta = std::make_shared<const KernelMetadata>(std::move(*M));
       else
         K.Notes.push_back(toString(M.takeError()));
       return;
@@ -164,7 +165,7 @@ std::optional<Kernel> kernelOfEvent(TraceEvent &E, StringRef Trace,
   else
     K.AbsentWhy.push_back({Stage::Cubin, Why});
   if (E.Meta)
-    K.Meta = std::move(E.Meta);
+    K.Meta = std::make_shared<const KernelMetadata>(std::move(*E.Meta));
   else
     metadataFromFiles(E, Trace, Line, K);
   return K;
