@@ -39,6 +39,7 @@ json::Object location(const DiagLoc &L, const PathMap &Paths) {
     O["message"] = L.Message;
   if (!L.InlinedFrames.empty()) {
     json::Array Frames;
+    Frames.reserve(L.InlinedFrames.size());
     for (const auto &[File, Line] : L.InlinedFrames)
       Frames.push_back(json::Object{{"file", Paths.map(File)}, {"line", Line}});
     O["inlined"] = std::move(Frames);
@@ -78,7 +79,12 @@ json::Object resultObject(const Result &Res, StringRef Fingerprint,
   };
   if (D.SourceLoc)
     O["source"] = location(*D.SourceLoc, Opt.Paths);
+  // Reserved: json::Value's move constructor is not noexcept, so a vector
+  // that grows copies every element it holds, deeply.
   json::Array Related, Notes, Context;
+  Related.reserve(D.Related.size());
+  Notes.reserve(D.Notes.size());
+  Context.reserve(D.Context.size());
   for (const DiagLoc &L : D.Related)
     Related.push_back(location(L, Opt.Paths));
   for (const Note &N : D.Notes) {

@@ -42,10 +42,17 @@ std::string sentence(StringRef S) {
 
 json::Object text(StringRef S) { return json::Object{{"text", sentence(S)}}; }
 
+/// Where a physical location points: the artifact's URI (relative to
+/// %SRCROOT% unless absolute) and its line and column (0: none).
+struct Place {
+  std::string Uri;
+  bool Relative = false;
+  uint32_t Line = 0, Column = 0;
+};
 /// A place in File; a stage of a TritonParse trace has no file of its own:
 /// the place is the trace file at its event's line (gestell/Trace.h).
-json::Object physicalLocation(StringRef File, uint32_t Line, uint32_t Column,
-                              const PathMap &Paths) {
+Place placeOf(StringRef File, uint32_t Line, uint32_t Column,
+              const PathMap &Paths) {
   std::string Path;
   if (std::optional<TracePlace> T = tracePlace(File)) {
     Path = Paths.map(T->Trace);
@@ -54,14 +61,21 @@ json::Object physicalLocation(StringRef File, uint32_t Line, uint32_t Column,
   } else {
     Path = Paths.map(File);
   }
-  json::Object Artifact{{"uri", pathToUri(Path)}};
-  if (!sys::path::is_absolute(Path, sys::path::Style::posix))
+  bool Relative = !sys::path::is_absolute(Path, sys::path::Style::posix);
+  return {pathToUri(Path), Relative, Line, Column};
+}
+
+json::Object physicalLocation(StringRef File, uint32_t Line, uint32_t Column,
+                              const PathMap &Paths) {
+  Place P = placeOf(File, Line, Column, Paths);
+  json::Object Artifact{{"uri", std::move(P.Uri)}};
+  if (P.Relative)
     Artifact["uriBaseId"] = "%SRCROOT%";
   json::Object Phys{{"artifactLocation", std::move(Artifact)}};
-  if (Line) {
-    json::Object Region{{"startLine", Line}};
-    if (Column)
-      Region["startColumn"] = Column;
+  if (P.Line) {
+    json::Object Region{{"startLine", P.Line}};
+    if (P.Column)
+      Region["startColumn"] = P.Column;
     Phys["region"] = std::move(Region);
   }
   return Phys;
@@ -79,17 +93,6 @@ std::string inTraceEvent(const DiagLoc &L) {
   if (L.Line && L.Column)
     Where += ":" + std::to_string(L.Column);
   return " (in the trace event: " + Where + ")";
-}
-
-json::Object location(const DiagLoc &L, const PathMap &Paths) {
-  json::Object O{
-      {"physicalLocation", physicalLocation(L.File, L.Line, L.Column, Paths)}};
-  if (std::string In = inTraceEvent(L); !In.empty()) {
-    std::string M = StringRef(In).trim(" ()").str();
-    M[0] = toUpper(M[0]);
-    O["message"] = text(M);
-  }
-  return O;
 }
 
 std::string relatedMessage(const DiagLoc &L) {
@@ -210,12 +213,12 @@ std::string linkLabel(const DiagLoc &L) {
          (L.Line ? " line " + std::to_string(L.Line) : std::string());
 }
 
-/// Every location but the primary, at most MaxRelatedPerResult of them.
-/// Code scanning shows only the locations the message links to
-/// ([text](id)), so the message ends with a link to each.
-json::Array relatedLocations(ArrayRef<Candidate> All, size_t PrimaryAt,
-                             const PathMap &Paths, std::string &Msg) {
-  json::Array Related;
+/// Every location but the primary, at most MaxRelatedPerResult of them
+/// (their indices in All). Code scanning shows only the locations the
+/// message links to ([text](id)), so the message ends with a link to each.
+std::vector<size_t> relatedLocations(ArrayRef<Candidate> All, size_t PrimaryAt,
+                                     std::string &Msg) {
+  std::vector<size_t> Related;
   std::string Links;
   size_t LeftOut = 0;
   for (size_t I = 0; I < All.size(); ++I) {
@@ -225,14 +228,10 @@ json::Array relatedLocations(ArrayRef<Candidate> All, size_t PrimaryAt,
       ++LeftOut;
       continue;
     }
-    const DiagLoc &L = All[I].L;
-    json::Object O = location(L, Paths);
-    unsigned Id = Related.size();
-    O["id"] = Id;
-    O["message"] = text(All[I].Message + inTraceEvent(L));
-    Related.push_back(std::move(O));
+    size_t Id = Related.size();
+    Related.push_back(I);
     Links += (Links.empty() ? "" : ", ") +
-             ("[" + linkLabel(L) + "](" + std::to_string(Id) + ")");
+             ("[" + linkLabel(All[I].L) + "](" + std::to_string(Id) + ")");
   }
   if (!Links.empty())
     Msg += "\nSee " + Links + ".";
@@ -243,49 +242,105 @@ json::Array relatedLocations(ArrayRef<Candidate> All, size_t PrimaryAt,
   return Related;
 }
 
-json::Object resultProperties(const Result &Res) {
-  const Diagnostic &D = Res.Diag;
-  json::Object Props{{"kernel", D.Kernel}, {"target", D.Target}};
-  if (D.Primary.ArtifactStage)
-    Props["stage"] = stageName(*D.Primary.ArtifactStage);
-  if (D.Hint)
-    Props["stageHint"] = D.Hint->Where;
-  if (Res.Promoted)
-    Props["warningsAsErrors"] = true;
-  return Props;
+// A result is written as it is made, never built as a json::Object first:
+// results are most of a report, and on real caches building each one as a
+// document cost more than the checks that found it. Members come in the
+// order llvm::json prints an Object (sorted by key), as everywhere in this
+// file.
+
+void writeText(json::OStream &J, StringRef Key, StringRef S) {
+  J.attributeObject(Key, [&] { J.attribute("text", sentence(S)); });
 }
 
-json::Object resultObject(const Result &Res, StringRef Fingerprint,
-                          const StringMap<unsigned> &RuleIndex,
-                          const ReportOptions &Opt) {
+/// A location's physicalLocation member.
+void writePhysicalLocation(json::OStream &J, const DiagLoc &L,
+                           const PathMap &Paths) {
+  Place P = placeOf(L.File, L.Line, L.Column, Paths);
+  J.attributeObject("physicalLocation", [&] {
+    J.attributeObject("artifactLocation", [&] {
+      J.attribute("uri", std::move(P.Uri));
+      if (P.Relative)
+        J.attribute("uriBaseId", "%SRCROOT%");
+    });
+    if (P.Line)
+      J.attributeObject("region", [&] {
+        if (P.Column)
+          J.attribute("startColumn", P.Column);
+        J.attribute("startLine", P.Line);
+      });
+  });
+}
+
+/// A location: a related one has an Id and its Message; a primary one
+/// says where in a trace event it is.
+void writeLocation(json::OStream &J, const DiagLoc &L, const PathMap &Paths,
+                   std::optional<size_t> Id = std::nullopt,
+                   const std::string *Message = nullptr) {
+  J.object([&] {
+    if (Id)
+      J.attribute("id", int64_t(*Id));
+    if (Message) {
+      writeText(J, "message", *Message + inTraceEvent(L));
+    } else if (std::string In = inTraceEvent(L); !In.empty()) {
+      std::string M = StringRef(In).trim(" ()").str();
+      M[0] = toUpper(M[0]);
+      writeText(J, "message", M);
+    }
+    writePhysicalLocation(J, L, Paths);
+  });
+}
+
+void writeResultProperties(json::OStream &J, const Result &Res) {
+  const Diagnostic &D = Res.Diag;
+  J.attributeObject("properties", [&] {
+    J.attribute("kernel", D.Kernel);
+    if (D.Primary.ArtifactStage)
+      J.attribute("stage", stageName(*D.Primary.ArtifactStage));
+    if (D.Hint)
+      J.attribute("stageHint", D.Hint->Where);
+    J.attribute("target", D.Target);
+    if (Res.Promoted)
+      J.attribute("warningsAsErrors", true);
+  });
+}
+
+void writeResult(json::OStream &J, const Result &Res, StringRef Fingerprint,
+                 const StringMap<unsigned> &RuleIndex,
+                 const ReportOptions &Opt) {
   const Diagnostic &D = Res.Diag;
   std::string Msg = resultMessage(D);
   auto [All, PrimaryAt] = candidateLocations(D, Opt.Paths);
-  json::Array Locations{location(All[PrimaryAt].L, Opt.Paths)};
-  json::Array Related = relatedLocations(All, PrimaryAt, Opt.Paths, Msg);
-
-  json::Object O{
-      {"ruleId", D.CheckId},
-      {"level", sarifLevel(D.Severity)},
-      {"message", json::Object{{"text", Msg}}},
-      {"locations", std::move(Locations)},
-      {"partialFingerprints", json::Object{{"gestell/v1", Fingerprint}}},
-      {"properties", resultProperties(Res)},
-  };
-  if (auto RI = RuleIndex.find(D.CheckId); RI != RuleIndex.end())
-    O["ruleIndex"] = RI->second;
-  if (!Related.empty())
-    O["relatedLocations"] = std::move(Related);
-  if (Res.Suppressed) {
-    json::Object S{{"kind", Res.SuppressionKind}, {"status", "accepted"}};
-    // An ignore comment's reason is optional; a config's is required.
-    if (!Res.SuppressionReason.empty())
-      S["justification"] = Res.SuppressionReason;
-    O["suppressions"] = json::Array{std::move(S)};
-  }
-  if (!Res.BaselineState.empty())
-    O["baselineState"] = Res.BaselineState;
-  return O;
+  std::vector<size_t> Related = relatedLocations(All, PrimaryAt, Msg);
+  J.object([&] {
+    if (!Res.BaselineState.empty())
+      J.attribute("baselineState", Res.BaselineState);
+    J.attribute("level", sarifLevel(D.Severity));
+    J.attributeArray("locations",
+                     [&] { writeLocation(J, All[PrimaryAt].L, Opt.Paths); });
+    J.attributeObject("message", [&] { J.attribute("text", Msg); });
+    J.attributeObject("partialFingerprints",
+                      [&] { J.attribute("gestell/v1", Fingerprint); });
+    writeResultProperties(J, Res);
+    if (!Related.empty())
+      J.attributeArray("relatedLocations", [&] {
+        for (size_t Id = 0; Id < Related.size(); ++Id)
+          writeLocation(J, All[Related[Id]].L, Opt.Paths, Id,
+                        &All[Related[Id]].Message);
+      });
+    J.attribute("ruleId", D.CheckId);
+    if (auto RI = RuleIndex.find(D.CheckId); RI != RuleIndex.end())
+      J.attribute("ruleIndex", RI->second);
+    if (Res.Suppressed)
+      J.attributeArray("suppressions", [&] {
+        J.object([&] {
+          // An ignore comment's reason is optional; a config's is required.
+          if (!Res.SuppressionReason.empty())
+            J.attribute("justification", Res.SuppressionReason);
+          J.attribute("kind", Res.SuppressionKind);
+          J.attribute("status", "accepted");
+        });
+      });
+  });
 }
 
 json::Object notificationObject(const Notification &N,
@@ -382,7 +437,7 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
     });
     J.attributeArray("results", [&] {
       for (size_t I : Written)
-        J.value(resultObject(R.Results[I], Fingerprints[I], RuleIndex, Opt));
+        writeResult(J, R.Results[I], Fingerprints[I], RuleIndex, Opt);
     });
     J.attributeObject("tool", [&] {
       J.attributeObject("driver", [&] {
