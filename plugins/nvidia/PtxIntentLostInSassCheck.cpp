@@ -373,31 +373,39 @@ Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
                                "option Mappings: no mapping '" + W +
                                    "' in the instruction family table");
 
+  // One pass over each stage's instructions counts every mapping.
+  struct Tally {
+    unsigned Ptx = 0, Sass = 0;
+    const PtxInstruction *FirstPtx = nullptr;
+    const SassInstruction *FirstSass = nullptr;
+    std::set<StringRef> Ops; ///< the PTX opcodes, for the context
+  };
+  std::vector<Tally> Tallies(Table.mappings().size());
+  for (const PtxFunction &F : C.Ptx.Functions)
+    for (const PtxInstruction &I : F.Instructions)
+      if (unsigned M = C.PtxFamilies.mapping(I); M < Tallies.size()) {
+        Tally &T = Tallies[M];
+        ++T.Ptx;
+        T.Ops.insert(I.Opcode);
+        if (!T.FirstPtx)
+          T.FirstPtx = &I;
+      }
+  for (const SassFunction &F : C.Sass->Functions)
+    for (const SassInstruction &I : F.Instructions)
+      if (unsigned M = C.SassFamilies->mapping(I); M < Tallies.size()) {
+        Tally &T = Tallies[M];
+        ++T.Sass;
+        if (!T.FirstSass)
+          T.FirstSass = &I;
+      }
+
   for (unsigned M = 0; M < Table.mappings().size(); ++M) {
     const FamilyMapping &Map = Table.mappings()[M];
     if (!is_contained(Wanted, "*") && !is_contained(Wanted, Map.Id))
       continue;
-    unsigned PtxCount = 0, SassCount = 0;
-    const PtxInstruction *FirstPtx = nullptr;
-    const SassInstruction *FirstSass = nullptr;
-    std::set<std::string> Ops;
-    for (const PtxFunction &F : C.Ptx.Functions)
-      for (const PtxInstruction &I : F.Instructions)
-        if (C.PtxFamilies.mapping(I) == M) {
-          ++PtxCount;
-          Ops.insert(I.Opcode.str());
-          if (!FirstPtx)
-            FirstPtx = &I;
-        }
+    const auto &[PtxCount, SassCount, FirstPtx, FirstSass, Ops] = Tallies[M];
     if (!FirstPtx)
       continue;
-    for (const SassFunction &F : C.Sass->Functions)
-      for (const SassInstruction &I : F.Instructions)
-        if (C.SassFamilies->mapping(I) == M) {
-          ++SassCount;
-          if (!FirstSass)
-            FirstSass = &I;
-        }
     if (SassCount >= MinSassPerPtx * PtxCount)
       continue;
     auto D = diag(locate(C.Ptx, *FirstPtx),
@@ -422,7 +430,7 @@ Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
            "does not have; compare the two stages with `gestell stats`");
     D.context("dropped");
     D.context(Map.Id);
-    for (const std::string &Op : Ops)
+    for (StringRef Op : Ops)
       D.context(Op);
   }
   return Error::success();
