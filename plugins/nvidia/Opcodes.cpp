@@ -22,17 +22,25 @@ bool inFamily(Isa I, StringRef Opcode, StringRef Id) {
   return F && T.classify(I, Opcode) == *F;
 }
 
+namespace {
+/// HGMMA, QGMMA, IGMMA, BGMMA.
+bool isWarpgroupMmaBase(StringRef Base) {
+  return Base.size() == 5 && Base.ends_with("GMMA") &&
+         StringRef("HQIB").contains(Base[0]);
+}
+} // namespace
+
 bool isSassWarpgroupMma(StringRef Opcode) {
-  StringRef Base = baseOf(Opcode);
-  return Base == "HGMMA" || Base == "QGMMA" || Base == "IGMMA" ||
-         Base == "BGMMA";
+  return isWarpgroupMmaBase(baseOf(Opcode));
 }
 
 bool isSassAsyncMma(StringRef Opcode) {
-  if (isSassWarpgroupMma(Opcode))
-    return true;
-  StringRef Base = baseOf(Opcode);
-  return Base.starts_with("UTC") && Base.ends_with("MMA");
+  // Asked of every SASS instruction: a few byte compares rule out nearly
+  // all of them before the opcode is split.
+  if (Opcode.starts_with("UTC"))
+    return baseOf(Opcode).ends_with("MMA");
+  return Opcode.size() >= 5 && Opcode.substr(1, 4) == "GMMA" &&
+         isWarpgroupMmaBase(baseOf(Opcode));
 }
 
 bool isSassFullWarpgroupWait(const SassInstruction &I) {

@@ -26,9 +26,9 @@
 // elements.
 //
 //===----------------------------------------------------------------------===//
-#include "layout/AlgebraMemo.h"
 #include "gestell/Error.h"
 #include "gestell/Layout.h"
+#include "layout/AlgebraMemo.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
@@ -349,9 +349,12 @@ Expected<ConversionAnalysis> analyzeConversion(const Layout &Src,
                   [&] { return computeConversion(Src, Dst, Shape); });
 }
 
-Expected<bool> isTmemCompatible(const Layout &Reg, ArrayRef<int64_t> RegShape,
-                                unsigned ElementBitWidth, const Layout &Mem,
-                                ArrayRef<int64_t> MemShape, int MaxNReg) {
+namespace {
+Expected<bool> computeTmemCompatible(const Layout &Reg,
+                                     ArrayRef<int64_t> RegShape,
+                                     unsigned ElementBitWidth,
+                                     const Layout &Mem,
+                                     ArrayRef<int64_t> MemShape, int MaxNReg) {
   if (Mem.K != Layout::Kind::TensorMemory &&
       Mem.K != Layout::Kind::TensorMemoryScales)
     return convError("not a tensor memory encoding: " + Mem.Name);
@@ -383,6 +386,28 @@ Expected<bool> isTmemCompatible(const Layout &Reg, ArrayRef<int64_t> RegShape,
   bool IsScales = Mem.K == Layout::Kind::TensorMemoryScales;
   return lowerTmem(Fixed, MaxNReg, ElementBitWidth, IsScales,
                    /*Unpacked=*/false);
+}
+} // namespace
+
+Expected<bool> isTmemCompatible(const Layout &Reg, ArrayRef<int64_t> RegShape,
+                                unsigned ElementBitWidth, const Layout &Mem,
+                                ArrayRef<int64_t> MemShape, int MaxNReg) {
+  // Kernels of one cache store the same few register layouts to the same
+  // tensor memory: the answer is kept per process, as a conversion's is.
+  // Both shapes, each after its length, then the element width and the
+  // register limit, are the memo's "shape".
+  SmallVector<int64_t, 12> Key;
+  Key.push_back(RegShape.size());
+  Key.append(RegShape.begin(), RegShape.end());
+  Key.push_back(MemShape.size());
+  Key.append(MemShape.begin(), MemShape.end());
+  Key.push_back(ElementBitWidth);
+  Key.push_back(MaxNReg);
+  static AlgebraMemo<bool> Memo;
+  return Memo.get('t', Reg, Mem, Key, [&] {
+    return computeTmemCompatible(Reg, RegShape, ElementBitWidth, Mem, MemShape,
+                                 MaxNReg);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -470,8 +495,7 @@ void spans(const Layout &L, unsigned &Warps, unsigned &Lanes, unsigned &Ctas) {
   }
 }
 
-Error Verifier::checkContext(const Operation &Op, const Layout &L,
-                             int Want) {
+Error Verifier::checkContext(const Operation &Op, const Layout &L, int Want) {
   unsigned Warps = 0, Lanes = 0, Ctas = 0;
   spans(L, Warps, Lanes, Ctas);
   if (!Warps)
