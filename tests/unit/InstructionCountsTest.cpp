@@ -11,6 +11,7 @@
 #include "gestell/InstructionCounts.h"
 #include "gestell/Ptx.h"
 #include "gestell/Sass.h"
+#include "gestell/StageFamilies.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -118,6 +119,42 @@ TEST(InstructionCounts, FamiliesPartitionEveryCorpusKernel) {
     EXPECT_EQ(C.Of, Isa::SASS);
     expectPartition(C);
     EXPECT_EQ(C.Instructions.Total, sassInstructionLines(P));
+  }
+}
+
+/// The counts from an already classified stage (StageFamilies, what
+/// gestell uses whenever the run's table is the one classified against)
+/// equal the counts by opcode lookup, field by field.
+template <typename ModuleT>
+void expectSameCountsFromFamilies(const ModuleT &M) {
+  StageCounts ByOpcode = countInstructions(M, table());
+  StageCounts ById = countInstructions(M, StageFamilies(M, table()));
+  EXPECT_EQ(ById.Of, ByOpcode.Of);
+  EXPECT_EQ(ById.Functions, ByOpcode.Functions);
+  EXPECT_EQ(ById.Loops, ByOpcode.Loops);
+  EXPECT_EQ(ById.Instructions, ByOpcode.Instructions);
+  EXPECT_EQ(ById.Families, ByOpcode.Families);
+  EXPECT_EQ(ById.Other, ByOpcode.Other);
+  EXPECT_EQ(ById.Opcodes, ByOpcode.Opcodes);
+  EXPECT_EQ(ById.NeverExecuted, ByOpcode.NeverExecuted);
+}
+
+TEST(InstructionCounts, CountsFromStageFamiliesEqualCountsByOpcode) {
+  std::vector<std::string> Ptx = corpusFiles(".ptx");
+  ASSERT_GE(Ptx.size(), 18u);
+  for (const std::string &P : Ptx) {
+    SCOPED_TRACE(P);
+    Expected<std::unique_ptr<PtxModule>> M = parsePtx(P);
+    ASSERT_TRUE(static_cast<bool>(M)) << toString(M.takeError());
+    expectSameCountsFromFamilies(**M);
+  }
+  std::vector<std::string> Sass = corpusFiles(".sass");
+  ASSERT_GE(Sass.size(), 18u);
+  for (const std::string &P : Sass) {
+    SCOPED_TRACE(P);
+    Expected<std::unique_ptr<SassModule>> M = parseSass(P);
+    ASSERT_TRUE(static_cast<bool>(M)) << toString(M.takeError());
+    expectSameCountsFromFamilies(**M);
   }
 }
 

@@ -27,6 +27,7 @@ namespace gestell {
 
 struct PtxModule;
 struct SassModule;
+class StageFamilies;
 
 /// How many instructions, and how many of them in a loop (any depth).
 struct Count {
@@ -97,6 +98,10 @@ struct StageCounts {
 /// Counts every instruction of every function of the module.
 StageCounts countInstructions(const PtxModule &M, const FamilyTable &Table);
 StageCounts countInstructions(const SassModule &M, const FamilyTable &Table);
+/// The same counts from the module's instructions already classified
+/// (KernelView::families): an array read per instruction, no hash.
+StageCounts countInstructions(const PtxModule &M, const StageFamilies &F);
+StageCounts countInstructions(const SassModule &M, const StageFamilies &F);
 
 } // namespace gestell
 

@@ -15,6 +15,7 @@
 #include "gestell/Ptx.h"
 #include "gestell/Sass.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -41,6 +42,14 @@ public:
   unsigned family(const SassInstruction &I) const { return Family[id(I)]; }
   unsigned mapping(const PtxInstruction &I) const { return Mapping[id(I)]; }
   unsigned mapping(const SassInstruction &I) const { return Mapping[id(I)]; }
+
+  /// The module's distinct opcodes, in order of first appearance, and the
+  /// family of each: what opcodeIds() numbers.
+  llvm::ArrayRef<llvm::StringRef> opcodes() const { return Distinct; }
+  unsigned opcodeFamily(uint32_t Id) const { return Family[Id]; }
+  /// The distinct-opcode number (into opcodes()) of each instruction of the
+  /// module's function FunctionIndex, in order.
+  llvm::ArrayRef<uint32_t> opcodeIds(size_t FunctionIndex) const;
 
   /// Whether the instruction is in family F (never when F is NoFamily).
   bool in(const PtxInstruction &I, unsigned F) const {
@@ -75,6 +84,7 @@ private:
   llvm::SmallVector<Span, 4> Spans;
   std::vector<uint32_t> OpcodeOf;        ///< per instruction, module order
   std::vector<unsigned> Family, Mapping; ///< per distinct opcode
+  std::vector<llvm::StringRef> Distinct; ///< the distinct opcodes' texts
 };
 
 } // namespace gestell

@@ -1,14 +1,18 @@
 //===- InstructionCounts.cpp - Opcode and family counts of a stage --------===//
 //
 // One pass over the instructions fills the per-opcode counts (a StringMap
-// while counting); families are then summed per distinct opcode, so each
-// opcode is classified once, and the counts are kept as a sorted vector
-// whose texts are in one table for the run.
+// while counting, or, where the stage is already classified, an array
+// indexed by StageFamilies' distinct-opcode numbers); families are then
+// summed per distinct opcode, so each opcode is classified once, and the
+// counts are kept as a sorted vector whose texts are in one table for the
+// run.
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/InstructionCounts.h"
 #include "gestell/Ptx.h"
 #include "gestell/Sass.h"
+#include "gestell/StageFamilies.h"
+#include "metrics/OpcodeSlots.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -16,7 +20,6 @@
 #include "llvm/Support/Allocator.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <mutex>
 
@@ -25,61 +28,11 @@ using namespace llvm;
 namespace gestell {
 
 namespace {
-/// The opcodes a run of instructions repeats, in front of the StringMap: a
-/// direct-mapped table keyed by the opcode's first and last eight bytes
-/// and its length, so that most instructions cost a few compares instead of
-/// a hash and a memcmp (an opcode of up to 16 bytes is all in those words).
-class OpcodeSlots {
-public:
-  explicit OpcodeSlots(StringMap<Count> &Map) : Map(Map) {}
-  Count &operator[](StringRef Op) {
-    Key K = keyOf(Op);
-    Slot &S = Slots[((K.Head * 0x9E3779B97F4A7C15ull) ^
-                     (K.Tail * 0xC2B2AE3D27D4EB4Full) ^ Op.size()) >>
-                    58];
-    if (S.Value && S.K == K && (Op.size() <= 16 || S.Text == Op))
-      return *S.Value;
-    Count &C = Map[Op]; // entries do not move when the map grows
-    S = {K, Op, &C};
-    return C;
-  }
-
-private:
-  struct Key {
-    uint64_t Head = 0, Tail = 0, Size = 0;
-    bool operator==(const Key &) const = default;
-  };
-  static Key keyOf(StringRef Op) {
-    Key K;
-    K.Size = Op.size();
-    if (Op.size() >= 8) {
-      std::memcpy(&K.Head, Op.data(), 8);
-      std::memcpy(&K.Tail, Op.data() + Op.size() - 8, 8);
-    } else if (Op.size() >= 4) { // "mov.b32": two words that overlap
-      uint32_t A, B;
-      std::memcpy(&A, Op.data(), 4);
-      std::memcpy(&B, Op.data() + Op.size() - 4, 4);
-      K.Head = A | uint64_t(B) << 32;
-    } else {
-      for (char C : Op)
-        K.Head = K.Head << 8 | static_cast<unsigned char>(C);
-    }
-    return K;
-  }
-  struct Slot {
-    Key K;
-    StringRef Text;
-    Count *Value = nullptr;
-  };
-  StringMap<Count> &Map;
-  std::array<Slot, 64> Slots;
-};
-
-template <typename FunctionT>
-void countFunction(const FunctionT &F, StageCounts &C, StringMap<Count> &Map) {
+/// Counts F's instructions into the Count that Slot(I) gives instruction I.
+template <typename FunctionT, typename SlotFn>
+void countFunction(const FunctionT &F, StageCounts &C, SlotFn &&Slot) {
   ++C.Functions;
   C.Loops += F.CF.Loops.size();
-  OpcodeSlots Opcodes(Map);
   // A basic block's instructions are all in a loop or all outside one:
   // asked once per block, not once per instruction.
   const ControlFlow &CF = F.CF;
@@ -92,12 +45,19 @@ void countFunction(const FunctionT &F, StageCounts &C, StringMap<Count> &Map) {
     }
     bool InLoop = CF.inLoop(I);
     for (; I != Stop; ++I) {
-      Count &Op = Opcodes[F.Instructions[I].Opcode];
+      Count &Op = Slot(I);
       ++Op.Total;
       Op.InLoops += InLoop;
     }
   }
 }
+
+/// One distinct opcode's count and family.
+struct Tally {
+  StringRef Opcode;
+  Count N;
+  unsigned Family = NoFamily;
+};
 
 /// The run's opcode texts, each once (they outlive every module).
 using OpcodeTable = StringSet<BumpPtrAllocator>;
@@ -116,21 +76,66 @@ StringRef internedText(const char *KeyData) {
 }
 
 /// The families summed per distinct opcode, and the opcodes kept sorted.
-void finish(StageCounts &C, const StringMap<Count> &Map,
-            const FamilyTable &Table) {
-  C.Families.assign(Table.families().size(), Count());
+void finish(StageCounts &C, ArrayRef<Tally> Tallies, size_t NumFamilies) {
+  C.Families.assign(NumFamilies, Count());
   std::vector<OpcodeCount> Sorted;
-  Sorted.reserve(Map.size());
-  for (const auto &E : Map) {
-    C.Instructions += E.second;
-    unsigned F = Table.classify(C.Of, E.first());
-    (F == NoFamily ? C.Other : C.Families[F]) += E.second;
-    Sorted.push_back({E.first(), E.second});
+  Sorted.reserve(Tallies.size());
+  for (const Tally &T : Tallies) {
+    C.Instructions += T.N;
+    (T.Family == NoFamily ? C.Other : C.Families[T.Family]) += T.N;
+    Sorted.push_back({T.Opcode, T.N});
   }
   llvm::sort(Sorted, [](const OpcodeCount &A, const OpcodeCount &B) {
     return A.Opcode < B.Opcode;
   });
   C.Opcodes = OpcodeCounts(Sorted);
+}
+
+template <typename ModuleT>
+StageCounts countByOpcode(const ModuleT &M, Isa Of, const FamilyTable &Table) {
+  StageCounts C;
+  C.Of = Of;
+  StringMap<Count> Map;
+  for (const auto &F : M.Functions) {
+    // Entries of a StringMap do not move when it grows.
+    OpcodeSlots<Count *> Opcodes;
+    countFunction(F, C, [&](uint32_t I) -> Count & {
+      return *Opcodes.get(F.Instructions[I].Opcode,
+                          [&](StringRef Op) { return &Map[Op]; });
+    });
+  }
+  std::vector<Tally> Tallies;
+  Tallies.reserve(Map.size());
+  for (const auto &E : Map)
+    Tallies.push_back({E.first(), E.second, Table.classify(Of, E.first())});
+  finish(C, Tallies, Table.families().size());
+  return C;
+}
+
+template <typename ModuleT>
+StageCounts countById(const ModuleT &M, Isa Of, const StageFamilies &SF) {
+  StageCounts C;
+  C.Of = Of;
+  ArrayRef<StringRef> Opcodes = SF.opcodes();
+  std::vector<Tally> Tallies(Opcodes.size());
+  for (size_t K = 0; K < M.Functions.size(); ++K) {
+    ArrayRef<uint32_t> Ids = SF.opcodeIds(K);
+    countFunction(M.Functions[K], C,
+                  [&](uint32_t I) -> Count & { return Tallies[Ids[I]].N; });
+  }
+  for (uint32_t Id = 0; Id < Opcodes.size(); ++Id) {
+    Tallies[Id].Opcode = Opcodes[Id];
+    Tallies[Id].Family = SF.opcodeFamily(Id);
+  }
+  finish(C, Tallies, SF.table().families().size());
+  return C;
+}
+
+uint64_t neverExecuted(const SassModule &M) {
+  uint64_t N = 0;
+  for (const SassFunction &F : M.Functions)
+    N += F.NeverExecuted;
+  return N;
 }
 } // namespace
 
@@ -157,24 +162,22 @@ Count OpcodeCounts::lookup(StringRef Opcode) const {
 }
 
 StageCounts countInstructions(const PtxModule &M, const FamilyTable &Table) {
-  StageCounts C;
-  C.Of = Isa::PTX;
-  StringMap<Count> Map;
-  for (const PtxFunction &F : M.Functions)
-    countFunction(F, C, Map);
-  finish(C, Map, Table);
-  return C;
+  return countByOpcode(M, Isa::PTX, Table);
 }
 
 StageCounts countInstructions(const SassModule &M, const FamilyTable &Table) {
-  StageCounts C;
-  C.Of = Isa::SASS;
-  StringMap<Count> Map;
-  for (const SassFunction &F : M.Functions) {
-    countFunction(F, C, Map);
-    C.NeverExecuted += F.NeverExecuted;
-  }
-  finish(C, Map, Table);
+  StageCounts C = countByOpcode(M, Isa::SASS, Table);
+  C.NeverExecuted = neverExecuted(M);
+  return C;
+}
+
+StageCounts countInstructions(const PtxModule &M, const StageFamilies &F) {
+  return countById(M, Isa::PTX, F);
+}
+
+StageCounts countInstructions(const SassModule &M, const StageFamilies &F) {
+  StageCounts C = countById(M, Isa::SASS, F);
+  C.NeverExecuted = neverExecuted(M);
   return C;
 }
 

@@ -1,5 +1,6 @@
 //===- KernelMetrics.cpp - What is counted of one kernel ------------------===//
 #include "gestell/KernelMetrics.h"
+#include "gestell/StageFamilies.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -56,15 +57,22 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
     Record(C.takeError());
   }
   S.Occupancy = kernelOccupancy(V, V.options().Device);
+  // Counted from the view's classification (KernelView::families) when it
+  // is against the same table: the checks of a run classify the stages
+  // anyway, and each count rule of a pack counts again.
   if (Stages.Ptx) {
     if (Expected<const PtxModule &> P = V.ptx())
-      S.Ptx = countInstructions(*P, Families);
+      S.Ptx = &Families == &FamilyTable::active()
+                  ? countInstructions(*P, V.families(*P))
+                  : countInstructions(*P, Families);
     else
       Record(P.takeError());
   }
   if (Stages.Sass) {
     if (Expected<const SassModule &> M = V.sass()) {
-      S.Sass = countInstructions(*M, Families);
+      S.Sass = &Families == &FamilyTable::active()
+                   ? countInstructions(*M, V.families(*M))
+                   : countInstructions(*M, Families);
       S.SassFile = V.sassPath().str();
       for (std::string &N : V.readerNotes())
         S.Notes.push_back(std::move(N));

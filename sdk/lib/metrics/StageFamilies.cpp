@@ -1,11 +1,13 @@
 //===- StageFamilies.cpp - Every instruction of a stage, classified -------===//
 //
-// One pass numbers the distinct opcodes (one hash per instruction, once);
-// each distinct opcode is then classified once. The last entry of Family
+// One pass numbers the distinct opcodes (OpcodeSlots in front of a hash
+// map: most instructions cost a few compares); each distinct opcode is
+// then classified once. The last entry of Family
 // and Mapping is NoFamily, for an instruction the module does not hold.
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/StageFamilies.h"
+#include "metrics/OpcodeSlots.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -15,7 +17,7 @@ namespace gestell {
 
 template <typename ModuleT> void StageFamilies::build(const ModuleT &M, Isa I) {
   DenseMap<StringRef, uint32_t> Ids;
-  std::vector<StringRef> Distinct;
+  OpcodeSlots<uint32_t> Cache;
   size_t N = 0;
   for (const auto &F : M.Functions)
     N += F.Instructions.size();
@@ -24,12 +26,13 @@ template <typename ModuleT> void StageFamilies::build(const ModuleT &M, Isa I) {
     Spans.push_back({F.Instructions.data(),
                      F.Instructions.data() + F.Instructions.size(),
                      static_cast<uint32_t>(OpcodeOf.size())});
-    for (const auto &Inst : F.Instructions) {
-      auto [It, New] = Ids.try_emplace(Inst.Opcode, Distinct.size());
-      if (New)
-        Distinct.push_back(Inst.Opcode);
-      OpcodeOf.push_back(It->second);
-    }
+    for (const auto &Inst : F.Instructions)
+      OpcodeOf.push_back(Cache.get(Inst.Opcode, [&](StringRef Op) {
+        auto [It, New] = Ids.try_emplace(Op, Distinct.size());
+        if (New)
+          Distinct.push_back(Op);
+        return It->second;
+      }));
   }
   Family.reserve(Distinct.size() + 1);
   Mapping.reserve(Distinct.size() + 1);
@@ -50,6 +53,13 @@ StageFamilies::StageFamilies(const PtxModule &M, const FamilyTable &T)
 StageFamilies::StageFamilies(const SassModule &M, const FamilyTable &T)
     : Table(&T) {
   build(M, Isa::SASS);
+}
+
+ArrayRef<uint32_t> StageFamilies::opcodeIds(size_t FunctionIndex) const {
+  const Span &S = Spans[FunctionIndex];
+  size_t End = FunctionIndex + 1 < Spans.size() ? Spans[FunctionIndex + 1].Base
+                                                : OpcodeOf.size();
+  return ArrayRef(OpcodeOf).slice(S.Base, End - S.Base);
 }
 
 unsigned StageFamilies::familyIndex(StringRef Id) const {
