@@ -14,6 +14,11 @@ namespace {
 StringRef baseOf(StringRef Opcode) {
   return Opcode.substr(0, Opcode.find('.'));
 }
+/// HGMMA, QGMMA, IGMMA, BGMMA.
+bool isWarpgroupMmaBase(StringRef Base) {
+  return Base.size() == 5 && Base.ends_with("GMMA") &&
+         StringRef("HQIB").contains(Base[0]);
+}
 } // namespace
 
 bool inFamily(Isa I, StringRef Opcode, StringRef Id) {
@@ -22,16 +27,11 @@ bool inFamily(Isa I, StringRef Opcode, StringRef Id) {
   return F && T.classify(I, Opcode) == *F;
 }
 
-namespace {
-/// HGMMA, QGMMA, IGMMA, BGMMA.
-bool isWarpgroupMmaBase(StringRef Base) {
-  return Base.size() == 5 && Base.ends_with("GMMA") &&
-         StringRef("HQIB").contains(Base[0]);
-}
-} // namespace
-
 bool isSassWarpgroupMma(StringRef Opcode) {
-  return isWarpgroupMmaBase(baseOf(Opcode));
+  // Asked of every SASS instruction: "?GMMA" is looked at before the
+  // opcode is split.
+  return Opcode.size() >= 5 && Opcode.substr(1, 4) == "GMMA" &&
+         isWarpgroupMmaBase(baseOf(Opcode));
 }
 
 bool isSassAsyncMma(StringRef Opcode) {
@@ -54,18 +54,17 @@ bool isSassFullWarpgroupWait(const SassInstruction &I) {
   return !getAsUnsignedInteger(Ops[1].trim(), 0, N) && N == 0;
 }
 
-bool isSassBarrier(StringRef Opcode) { return baseOf(Opcode) == "BAR"; }
+bool isSassBarrier(StringRef Opcode) { return hasBaseOpcode(Opcode, "BAR"); }
 
-bool isSassShuffle(StringRef Opcode) { return baseOf(Opcode) == "SHFL"; }
+bool isSassShuffle(StringRef Opcode) { return hasBaseOpcode(Opcode, "SHFL"); }
 
-bool isSassSharedLoad(StringRef Opcode) { return baseOf(Opcode) == "LDS"; }
+bool isSassSharedLoad(StringRef Opcode) { return hasBaseOpcode(Opcode, "LDS"); }
 
 bool isPtxBarrier(StringRef Opcode) {
-  StringRef Base = baseOf(Opcode);
-  return Base == "bar" || Base == "barrier";
+  return hasBaseOpcode(Opcode, "bar") || hasBaseOpcode(Opcode, "barrier");
 }
 
-bool isPtxShuffle(StringRef Opcode) { return baseOf(Opcode) == "shfl"; }
+bool isPtxShuffle(StringRef Opcode) { return hasBaseOpcode(Opcode, "shfl"); }
 
 bool isPtxSharedLoad(StringRef Opcode) {
   return Opcode.starts_with("ld.") && Opcode.contains(".shared");

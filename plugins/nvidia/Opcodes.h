@@ -20,6 +20,13 @@
 
 namespace gestell::nvidia {
 
+/// Opcode is Base, or Base and modifiers ("BAR" holds for "BAR.SYNC", not
+/// for "BARX"): baseOpcode() == Base without searching for the '.'.
+inline bool hasBaseOpcode(llvm::StringRef Opcode, llvm::StringRef Base) {
+  return Opcode.starts_with(Base) &&
+         (Opcode.size() == Base.size() || Opcode[Base.size()] == '.');
+}
+
 /// True when Opcode is in the family Id of the run's table
 /// (FamilyTable::active()).
 bool inFamily(Isa I, llvm::StringRef Opcode, llvm::StringRef Id);

@@ -329,14 +329,14 @@ void PtxIntentLostInSassCheck::checkSetmaxnreg(const Code &C,
   unsigned PtxSetmaxnreg = 0, SassSetmaxnreg = 0;
   std::set<std::string> SetmaxnregOps;
   for (const PtxInstruction &I : C.PF.Instructions)
-    if (I.baseOpcode() == "setmaxnreg") {
+    if (hasBaseOpcode(I.Opcode, "setmaxnreg")) {
       ++PtxSetmaxnreg;
       SetmaxnregOps.insert(I.Opcode.str());
       if (!FirstSetmaxnreg)
         FirstSetmaxnreg = &I;
     }
   for (const SassInstruction &I : C.SF->Instructions)
-    if (I.baseOpcode() == "USETMAXREG")
+    if (hasBaseOpcode(I.Opcode, "USETMAXREG"))
       ++SassSetmaxnreg;
   if (FirstSetmaxnreg && SassSetmaxnreg == 0) {
     auto D =
