@@ -65,12 +65,20 @@ using PyLine = std::pair<std::string, uint32_t>;
 
 /// The scf.for of Ttgir whose body holds the most of Lines (the innermost
 /// on a tie), or null. Each op's Python line is resolved once (ops share
-/// locations) and counts for every scf.for around it.
+/// locations), only for an op inside an scf.for, and counts for every
+/// scf.for around it.
 const Operation *loopHolding(const TtgirModule &Ttgir,
                              const std::set<PyLine> &Lines) {
   DenseMap<const Location *, std::optional<PyLine>> ByLoc;
   DenseMap<const Operation *, std::set<PyLine>> Bodies;
   for (const Operation *Op : Ttgir.ops()) {
+    // Only an op inside an scf.for counts: its Python line (the costly
+    // part) is not resolved for the others.
+    const Operation *Loop = Op->parentOp();
+    while (Loop && Loop->Name != "scf.for")
+      Loop = Loop->parentOp();
+    if (!Loop)
+      continue;
     auto [It, New] = ByLoc.try_emplace(aliasTarget(Op->Loc));
     if (New)
       if (std::optional<DiagLoc> D = pythonSource(Ttgir, *Op);
@@ -78,7 +86,7 @@ const Operation *loopHolding(const TtgirModule &Ttgir,
         It->second = PyLine{D->File, D->Line};
     if (!It->second)
       continue;
-    for (const Operation *P = Op->parentOp(); P; P = P->parentOp())
+    for (const Operation *P = Loop; P; P = P->parentOp())
       if (P->Name == "scf.for")
         Bodies[P].insert(*It->second);
   }
