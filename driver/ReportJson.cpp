@@ -11,40 +11,48 @@ using namespace llvm;
 namespace gestell::driver {
 
 namespace {
-json::Object location(const DiagLoc &L, const PathMap &Paths) {
-  // A stage of a TritonParse trace: the trace file at its event's line, and
-  // the place in the stage's text (docs/json.md).
-  if (std::optional<TracePlace> T = tracePlace(L.File)) {
-    json::Object O{{"file", Paths.map(T->Trace)}, {"line", T->EventLine}};
-    if (!T->StageFile.empty())
-      O["stageFile"] = T->StageFile;
-    if (L.Line)
-      O["stageLine"] = L.Line;
+// Results are written as they are made, never built as json::Objects
+// first (building cost more than the checks on real caches): members in
+// the order llvm::json prints an Object, sorted by key.
+
+/// A location as an object (docs/json.md).
+void writeLocation(json::OStream &J, const DiagLoc &L, const PathMap &Paths) {
+  J.object([&] {
+    // A stage of a TritonParse trace: the trace file at its event's line,
+    // and the place in the stage's text.
+    if (std::optional<TracePlace> T = tracePlace(L.File)) {
+      J.attribute("file", Paths.map(T->Trace));
+      J.attribute("line", T->EventLine);
+      if (!L.Message.empty())
+        J.attribute("message", L.Message);
+      if (L.ArtifactStage)
+        J.attribute("stage", stageName(*L.ArtifactStage));
+      if (L.Column)
+        J.attribute("stageColumn", L.Column);
+      if (!T->StageFile.empty())
+        J.attribute("stageFile", T->StageFile);
+      if (L.Line)
+        J.attribute("stageLine", L.Line);
+      return;
+    }
     if (L.Column)
-      O["stageColumn"] = L.Column;
-    if (L.ArtifactStage)
-      O["stage"] = stageName(*L.ArtifactStage);
+      J.attribute("column", L.Column);
+    J.attribute("file", Paths.map(L.File));
+    if (!L.InlinedFrames.empty())
+      J.attributeArray("inlined", [&] {
+        for (const auto &[File, Line] : L.InlinedFrames)
+          J.object([&] {
+            J.attribute("file", Paths.map(File));
+            J.attribute("line", Line);
+          });
+      });
+    if (L.Line)
+      J.attribute("line", L.Line);
     if (!L.Message.empty())
-      O["message"] = L.Message;
-    return O;
-  }
-  json::Object O{{"file", Paths.map(L.File)}};
-  if (L.Line)
-    O["line"] = L.Line;
-  if (L.Column)
-    O["column"] = L.Column;
-  if (L.ArtifactStage)
-    O["stage"] = stageName(*L.ArtifactStage);
-  if (!L.Message.empty())
-    O["message"] = L.Message;
-  if (!L.InlinedFrames.empty()) {
-    json::Array Frames;
-    Frames.reserve(L.InlinedFrames.size());
-    for (const auto &[File, Line] : L.InlinedFrames)
-      Frames.push_back(json::Object{{"file", Paths.map(File)}, {"line", Line}});
-    O["inlined"] = std::move(Frames);
-  }
-  return O;
+      J.attribute("message", L.Message);
+    if (L.ArtifactStage)
+      J.attribute("stage", stageName(*L.ArtifactStage));
+  });
 }
 } // namespace
 
@@ -64,50 +72,58 @@ json::Object checkObject(const RegisteredCheck &C, const ReportOptions &Opt) {
   };
 }
 
-json::Object resultObject(const Result &Res, StringRef Fingerprint,
-                          const ReportOptions &Opt) {
+void writeResult(json::OStream &J, const Result &Res, StringRef Fingerprint,
+                 const ReportOptions &Opt) {
   const Diagnostic &D = Res.Diag;
-  json::Object O{
-      {"checkId", D.CheckId},
-      {"level", levelName(D.Severity)},
-      {"message", D.Message},
-      {"kernel", D.Kernel},
-      {"target", D.Target},
-      {"location", location(D.Primary, Opt.Paths)},
-      {"fingerprint", Fingerprint},
-      {"promoted", Res.Promoted},
-  };
-  if (D.SourceLoc)
-    O["source"] = location(*D.SourceLoc, Opt.Paths);
-  // Reserved: json::Value's move constructor is not noexcept, so a vector
-  // that grows copies every element it holds, deeply.
-  json::Array Related, Notes, Context;
-  Related.reserve(D.Related.size());
-  Notes.reserve(D.Notes.size());
-  Context.reserve(D.Context.size());
-  for (const DiagLoc &L : D.Related)
-    Related.push_back(location(L, Opt.Paths));
-  for (const Note &N : D.Notes) {
-    json::Object NO{{"message", N.Message}};
-    if (N.Loc)
-      NO["location"] = location(*N.Loc, Opt.Paths);
-    Notes.push_back(std::move(NO));
-  }
-  for (const std::string &C : D.Context)
-    Context.push_back(C);
-  O["related"] = std::move(Related);
-  O["notes"] = std::move(Notes);
-  O["context"] = std::move(Context);
-  if (D.Hint)
-    O["hint"] =
-        json::Object{{"where", D.Hint->Where}, {"message", D.Hint->Message}};
-  if (Res.Suppressed)
-    O["suppressed"] = json::Object{{"kind", Res.SuppressionKind},
-                                   {"reason", Res.SuppressionReason},
-                                   {"origin", Res.SuppressionOrigin}};
-  if (!Res.BaselineState.empty())
-    O["baselineState"] = Res.BaselineState;
-  return O;
+  J.object([&] {
+    if (!Res.BaselineState.empty())
+      J.attribute("baselineState", Res.BaselineState);
+    J.attribute("checkId", D.CheckId);
+    J.attributeArray("context", [&] {
+      for (const std::string &C : D.Context)
+        J.value(C);
+    });
+    J.attribute("fingerprint", Fingerprint);
+    if (D.Hint)
+      J.attributeObject("hint", [&] {
+        J.attribute("message", D.Hint->Message);
+        J.attribute("where", D.Hint->Where);
+      });
+    J.attribute("kernel", D.Kernel);
+    J.attribute("level", levelName(D.Severity));
+    J.attributeBegin("location");
+    writeLocation(J, D.Primary, Opt.Paths);
+    J.attributeEnd();
+    J.attribute("message", D.Message);
+    J.attributeArray("notes", [&] {
+      for (const Note &N : D.Notes)
+        J.object([&] {
+          if (N.Loc) {
+            J.attributeBegin("location");
+            writeLocation(J, *N.Loc, Opt.Paths);
+            J.attributeEnd();
+          }
+          J.attribute("message", N.Message);
+        });
+    });
+    J.attribute("promoted", Res.Promoted);
+    J.attributeArray("related", [&] {
+      for (const DiagLoc &L : D.Related)
+        writeLocation(J, L, Opt.Paths);
+    });
+    if (D.SourceLoc) {
+      J.attributeBegin("source");
+      writeLocation(J, *D.SourceLoc, Opt.Paths);
+      J.attributeEnd();
+    }
+    if (Res.Suppressed)
+      J.attributeObject("suppressed", [&] {
+        J.attribute("kind", Res.SuppressionKind);
+        J.attribute("origin", Res.SuppressionOrigin);
+        J.attribute("reason", Res.SuppressionReason);
+      });
+    J.attribute("target", D.Target);
+  });
 }
 
 json::Object notificationObject(const Notification &N,
@@ -151,7 +167,7 @@ void writeJson(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
   });
   J.attributeArray("results", [&] {
     for (size_t I = 0; I < R.Results.size(); ++I)
-      J.value(resultObject(R.Results[I], Fingerprints[I], Opt));
+      writeResult(J, R.Results[I], Fingerprints[I], Opt);
   });
   J.attributeObject("tool", [&] {
     J.attribute("name", "gestell");
