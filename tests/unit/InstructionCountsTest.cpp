@@ -139,23 +139,24 @@ void expectSameCountsFromFamilies(const ModuleT &M) {
   EXPECT_EQ(ById.NeverExecuted, ByOpcode.NeverExecuted);
 }
 
+/// expectSameCountsFromFamilies on every corpus file of extension Ext.
+template <typename ModuleT, typename ParseFn>
+void expectSameCountsIn(StringRef Ext, ParseFn Parse) {
+  std::vector<std::string> Files = corpusFiles(Ext);
+  ASSERT_GE(Files.size(), 18u);
+  for (const std::string &P : Files) {
+    SCOPED_TRACE(P);
+    Expected<std::unique_ptr<ModuleT>> M = Parse(P);
+    ASSERT_TRUE(static_cast<bool>(M)) << toString(M.takeError());
+    expectSameCountsFromFamilies(**M);
+  }
+}
+
 TEST(InstructionCounts, CountsFromStageFamiliesEqualCountsByOpcode) {
-  std::vector<std::string> Ptx = corpusFiles(".ptx");
-  ASSERT_GE(Ptx.size(), 18u);
-  for (const std::string &P : Ptx) {
-    SCOPED_TRACE(P);
-    Expected<std::unique_ptr<PtxModule>> M = parsePtx(P);
-    ASSERT_TRUE(static_cast<bool>(M)) << toString(M.takeError());
-    expectSameCountsFromFamilies(**M);
-  }
-  std::vector<std::string> Sass = corpusFiles(".sass");
-  ASSERT_GE(Sass.size(), 18u);
-  for (const std::string &P : Sass) {
-    SCOPED_TRACE(P);
-    Expected<std::unique_ptr<SassModule>> M = parseSass(P);
-    ASSERT_TRUE(static_cast<bool>(M)) << toString(M.takeError());
-    expectSameCountsFromFamilies(**M);
-  }
+  expectSameCountsIn<PtxModule>(".ptx",
+                                [](StringRef P) { return parsePtx(P); });
+  expectSameCountsIn<SassModule>(".sass",
+                                 [](StringRef P) { return parseSass(P); });
 }
 
 TEST(InstructionCounts, BothSassRenderingsCountTheSame) {
