@@ -20,7 +20,6 @@
 #include "llvm/Support/Allocator.h"
 
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 
 using namespace llvm;
