@@ -37,11 +37,6 @@ namespace gestell::driver {
 
 namespace {
 
-std::string userSource(const Location *L) {
-  std::optional<SourceFrame> F = userFrame(resolveLocation(L));
-  return F ? formatFrame(*F) : "";
-}
-
 const Attribute *encodingOf(const Type *T) {
   if (!T || (T->K != Type::Kind::Tensor && T->K != Type::Kind::MemDesc))
     return nullptr;

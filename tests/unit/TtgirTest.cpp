@@ -316,6 +316,40 @@ TEST(Ttgir, SourceLocations) {
   EXPECT_EQ(userFrame(N)->Line, 58u);
 }
 
+TEST(Ttgir, FrameViewsMatchTheCopiedFrames) {
+  // resolveLocationFrames, userFrame over views and userSource say what
+  // resolveLocation, userFrame and formatFrame say, on every op of a real
+  // kernel (unknown, name, call site and nested call site locations).
+  auto M = parseOk(corpus("bundles/sm100/attn_fwd_d128/attn_fwd.ttgir"));
+  ASSERT_TRUE(M);
+  unsigned WithUserFrame = 0;
+  for (const Operation *Op : M->ops()) {
+    SCOPED_TRACE(Op->Name.str() + " at line " + std::to_string(Op->Line));
+    SourceStack S = resolveLocation(Op->Loc);
+    SmallVector<SourceFrameRef, 4> Refs;
+    resolveLocationFrames(Op->Loc, Refs);
+    ASSERT_EQ(Refs.size(), S.Frames.size());
+    for (size_t I = 0; I < Refs.size(); ++I) {
+      EXPECT_EQ(Refs[I].File, S.Frames[I].File);
+      EXPECT_EQ(Refs[I].Line, S.Frames[I].Line);
+      EXPECT_EQ(Refs[I].Column, S.Frames[I].Column);
+      EXPECT_EQ(Refs[I].Name, S.Frames[I].Name);
+    }
+    std::optional<SourceFrame> U = userFrame(S);
+    const SourceFrameRef *UR = userFrame(Refs);
+    ASSERT_EQ(U.has_value(), UR != nullptr);
+    EXPECT_EQ(userSource(Op->Loc), U ? formatFrame(*U) : "");
+    if (U) {
+      ++WithUserFrame;
+      EXPECT_EQ(UR->File, U->File);
+      EXPECT_EQ(UR->Line, U->Line);
+      EXPECT_EQ(UR->Column, U->Column);
+      EXPECT_EQ(UR->Name, U->Name);
+    }
+  }
+  EXPECT_GT(WithUserFrame, 100u);
+}
+
 TEST(Ttgir, TritonPackageFramesAreToldFromTheUsers) {
   for (StringRef F :
        {"/usr/lib/python3/site-packages/triton/language/standard.py",

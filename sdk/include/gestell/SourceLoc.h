@@ -78,6 +78,19 @@ const Location *aliasTarget(const Location *L);
 /// fused location resolves to its first known part.
 SourceStack resolveLocation(const Location *L);
 
+/// A frame as views into the text it was read from (valid while that
+/// lives): what SourceFrame copies.
+struct SourceFrameRef {
+  llvm::StringRef File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  llvm::StringRef Name;
+};
+/// resolveLocation(L)'s frames, in its order, appended to Out as views:
+/// for a caller that looks at a location's frames without keeping them.
+void resolveLocationFrames(const Location *L,
+                           llvm::SmallVectorImpl<SourceFrameRef> &Out);
+
 /// Whether File is Triton's own Python code (under triton/language/,
 /// triton/runtime/ or triton/experimental/), not the user's.
 bool inTritonPackage(llvm::StringRef File);
@@ -87,9 +100,16 @@ bool inTritonPackage(llvm::StringRef File);
 /// i.e. not under a `triton/language/` or `triton/runtime/` folder).
 std::optional<SourceFrame> userFrame(const SourceStack &S,
                                      llvm::StringRef SourceRoot = "");
+/// The same frame of views, or null.
+const SourceFrameRef *userFrame(llvm::ArrayRef<SourceFrameRef> Frames,
+                                llvm::StringRef SourceRoot = "");
 
 /// "file:line:col" (or "unknown").
 std::string formatFrame(const SourceFrame &F);
+
+/// formatFrame of L's user frame (userFrame, no source root); "" when it
+/// has none.
+std::string userSource(const Location *L);
 
 } // namespace gestell
 

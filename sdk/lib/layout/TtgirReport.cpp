@@ -1,6 +1,7 @@
 //===- TtgirReport.cpp - Conversions and loops of a TTGIR module ----------===//
 #include "gestell/TtgirReport.h"
 #include "gestell/Layout.h"
+#include "gestell/SourceLoc.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -14,11 +15,6 @@ using namespace llvm;
 namespace gestell {
 
 namespace {
-
-std::string userSource(const Location *L) {
-  std::optional<SourceFrame> F = userFrame(resolveLocation(L));
-  return F ? formatFrame(*F) : "";
-}
 
 /// The first ttng.tmem_store whose stored value is V or computed from V
 /// through elementwise ops only.

@@ -19,7 +19,8 @@ const Location *aliasTarget(const Location *L) {
 
 namespace {
 
-void flatten(const Location *L, StringRef Name, SourceStack &S, int Depth) {
+void flatten(const Location *L, StringRef Name,
+             SmallVectorImpl<SourceFrameRef> &Out, int Depth) {
   L = aliasTarget(L);
   if (!L || Depth > 256)
     return;
@@ -28,34 +29,40 @@ void flatten(const Location *L, StringRef Name, SourceStack &S, int Depth) {
   case Location::Kind::Opaque:
   case Location::Kind::Alias:
     return;
-  case Location::Kind::FileLineCol: {
-    SourceFrame F;
-    F.File = L->File.str();
-    F.Line = L->Line;
-    F.Column = L->Column;
-    F.Name = Name.str();
-    S.Frames.push_back(std::move(F));
+  case Location::Kind::FileLineCol:
+    Out.push_back({L->File, L->Line, L->Column, Name});
     return;
-  }
   case Location::Kind::Name:
     // The innermost name wins: loc("a"(loc("b"(f)))) names the frame "b".
-    flatten(L->Child, L->Name, S, Depth + 1);
+    flatten(L->Child, L->Name, Out, Depth + 1);
     return;
   case Location::Kind::CallSite:
-    flatten(L->Callee, Name, S, Depth + 1);
-    flatten(L->Caller, "", S, Depth + 1);
+    flatten(L->Callee, Name, Out, Depth + 1);
+    flatten(L->Caller, "", Out, Depth + 1);
     return;
   case Location::Kind::Fused:
+    // The first part with a frame.
     for (const Location *Part : L->Parts) {
-      SourceStack Sub;
-      flatten(Part, Name, Sub, Depth + 1);
-      if (!Sub.unknown()) {
-        S.Frames.append(Sub.Frames.begin(), Sub.Frames.end());
+      size_t Before = Out.size();
+      flatten(Part, Name, Out, Depth + 1);
+      if (Out.size() != Before)
         return;
-      }
     }
     return;
   }
+}
+
+/// The outermost frame whose file is inside SourceRoot (userFrame).
+template <typename FrameT>
+const FrameT *outermostInside(ArrayRef<FrameT> Frames, StringRef SourceRoot) {
+  for (auto It = Frames.rbegin(); It != Frames.rend(); ++It) {
+    StringRef File = It->File;
+    bool Inside = SourceRoot.empty() ? !inTritonPackage(File)
+                                     : File.starts_with(SourceRoot);
+    if (Inside)
+      return &*It;
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -76,33 +83,57 @@ bool inTritonPackage(StringRef File) {
   return false;
 }
 
+void resolveLocationFrames(const Location *L,
+                           SmallVectorImpl<SourceFrameRef> &Out) {
+  flatten(L, "", Out, 0);
+}
+
 SourceStack resolveLocation(const Location *L) {
+  SmallVector<SourceFrameRef, 4> Refs;
+  resolveLocationFrames(L, Refs);
   SourceStack S;
-  flatten(L, "", S, 0);
+  for (const SourceFrameRef &F : Refs)
+    S.Frames.push_back({F.File.str(), F.Line, F.Column, F.Name.str()});
   return S;
 }
 
 std::optional<SourceFrame> userFrame(const SourceStack &S,
                                      StringRef SourceRoot) {
-  for (auto It = S.Frames.rbegin(); It != S.Frames.rend(); ++It) {
-    StringRef File = It->File;
-    bool Inside = SourceRoot.empty() ? !inTritonPackage(File)
-                                     : File.starts_with(SourceRoot);
-    if (Inside)
-      return *It;
-  }
+  if (const SourceFrame *F =
+          outermostInside(ArrayRef<SourceFrame>(S.Frames), SourceRoot))
+    return *F;
   return std::nullopt;
 }
 
-std::string formatFrame(const SourceFrame &F) {
-  if (F.File.empty())
+const SourceFrameRef *userFrame(ArrayRef<SourceFrameRef> Frames,
+                                StringRef SourceRoot) {
+  return outermostInside(Frames, SourceRoot);
+}
+
+namespace {
+std::string format(StringRef File, unsigned Line, unsigned Column) {
+  if (File.empty())
     return "unknown";
-  std::string S = F.File;
+  std::string S;
+  S.reserve(File.size() + 16);
+  S += File;
   S += ':';
-  S += utostr(F.Line);
+  S += utostr(Line);
   S += ':';
-  S += utostr(F.Column);
+  S += utostr(Column);
   return S;
+}
+} // namespace
+
+std::string formatFrame(const SourceFrame &F) {
+  return format(F.File, F.Line, F.Column);
+}
+
+std::string userSource(const Location *L) {
+  SmallVector<SourceFrameRef, 4> Frames;
+  resolveLocationFrames(L, Frames);
+  const SourceFrameRef *F = userFrame(Frames);
+  return F ? format(F->File, F->Line, F->Column) : "";
 }
 
 } // namespace gestell

@@ -9,20 +9,22 @@ namespace gestell {
 namespace {
 // A kernel compiled from a hand-written .ttgir carries locations in that
 // file: it is not the Python source.
-bool isPythonLine(const SourceFrame &F) {
-  return StringRef(F.File).ends_with(".py") && F.Line != 0;
+bool isPythonLine(const SourceFrameRef &F) {
+  return F.File.ends_with(".py") && F.Line != 0;
 }
 
-std::optional<DiagLoc> fromStack(const SourceStack &S) {
-  std::optional<SourceFrame> F = userFrame(S);
+/// The user's frame of a location's frames (views: nothing is copied
+/// until the DiagLoc is made), if it is a Python line.
+std::optional<DiagLoc> fromFrames(ArrayRef<SourceFrameRef> Frames) {
+  const SourceFrameRef *F = userFrame(Frames);
   if (!F || !isPythonLine(*F))
     return std::nullopt;
   DiagLoc L = DiagLoc::source(F->File, F->Line, F->Column);
   // The user's other frames: the inlined helpers' lines.
-  for (const SourceFrame &G : S.Frames)
+  for (const SourceFrameRef &G : Frames)
     if (isPythonLine(G) && !inTritonPackage(G.File) &&
         !(G.File == F->File && G.Line == F->Line))
-      L.InlinedFrames.push_back({G.File, G.Line});
+      L.InlinedFrames.push_back({G.File.str(), G.Line});
   return L;
 }
 } // namespace
@@ -46,25 +48,26 @@ std::optional<DiagLoc> pythonSource(const PtxModule &M,
                                     const PtxInstruction &I) {
   if (!I.Loc.isValid() || I.Loc.File >= M.Files.size())
     return std::nullopt;
-  SourceStack S;
-  S.Frames.push_back({M.Files[I.Loc.File], I.Loc.Line, I.Loc.Column, ""});
-  return fromStack(S);
+  SourceFrameRef F{M.Files[I.Loc.File], I.Loc.Line, I.Loc.Column, ""};
+  return fromFrames(F);
 }
 
 std::optional<DiagLoc> pythonSource(const SassModule &M,
                                     const SassInstruction &I) {
-  SourceStack S;
+  SmallVector<SourceFrameRef, 4> Frames;
   // Innermost frame first, then the frames it was inlined into. The guard
   // keeps a malformed chain from looping.
-  for (uint32_t F = I.Frame; F != NoIndex && F < M.Frames.size() &&
-                             S.Frames.size() <= M.Frames.size();
+  for (uint32_t F = I.Frame;
+       F != NoIndex && F < M.Frames.size() && Frames.size() <= M.Frames.size();
        F = M.Frames[F].InlinedAt)
-    S.Frames.push_back({M.Frames[F].File.str(), M.Frames[F].Line, 0, ""});
-  return fromStack(S);
+    Frames.push_back({M.Frames[F].File, M.Frames[F].Line, 0, ""});
+  return fromFrames(Frames);
 }
 
 std::optional<DiagLoc> pythonSource(const TtgirModule &M, const Operation &Op) {
-  return fromStack(resolveLocation(Op.Loc));
+  SmallVector<SourceFrameRef, 4> Frames;
+  resolveLocationFrames(Op.Loc, Frames);
+  return fromFrames(Frames);
 }
 
 DiagLoc locate(const PtxModule &M, const PtxFunction &F) {
