@@ -14,10 +14,12 @@ namespace {
 StringRef baseOf(StringRef Opcode) {
   return Opcode.substr(0, Opcode.find('.'));
 }
-/// HGMMA, QGMMA, IGMMA, BGMMA.
-bool isWarpgroupMmaBase(StringRef Base) {
-  return Base.size() == 5 && Base.ends_with("GMMA") &&
-         StringRef("HQIB").contains(Base[0]);
+/// HGMMA, QGMMA, IGMMA, BGMMA, by byte compares: asked of every SASS
+/// instruction, here rather than through the exported isSassWarpgroupMma
+/// (a call through the PLT).
+bool isWarpgroupMma(StringRef Opcode) {
+  return !Opcode.empty() && hasBaseOpcode(Opcode.drop_front(), "GMMA") &&
+         StringRef("HQIB").contains(Opcode[0]);
 }
 } // namespace
 
@@ -27,20 +29,12 @@ bool inFamily(Isa I, StringRef Opcode, StringRef Id) {
   return F && T.classify(I, Opcode) == *F;
 }
 
-bool isSassWarpgroupMma(StringRef Opcode) {
-  // Asked of every SASS instruction: "?GMMA" is looked at before the
-  // opcode is split.
-  return Opcode.size() >= 5 && Opcode.substr(1, 4) == "GMMA" &&
-         isWarpgroupMmaBase(baseOf(Opcode));
-}
+bool isSassWarpgroupMma(StringRef Opcode) { return isWarpgroupMma(Opcode); }
 
 bool isSassAsyncMma(StringRef Opcode) {
-  // Asked of every SASS instruction: a few byte compares rule out nearly
-  // all of them before the opcode is split.
   if (Opcode.starts_with("UTC"))
     return baseOf(Opcode).ends_with("MMA");
-  return Opcode.size() >= 5 && Opcode.substr(1, 4) == "GMMA" &&
-         isWarpgroupMmaBase(baseOf(Opcode));
+  return isWarpgroupMma(Opcode);
 }
 
 bool isSassFullWarpgroupWait(const SassInstruction &I) {
