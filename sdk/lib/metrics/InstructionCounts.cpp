@@ -1,21 +1,19 @@
 //===- InstructionCounts.cpp - Opcode and family counts of a stage --------===//
 //
-// One pass over the instructions fills the per-opcode counts (a StringMap
-// while counting, or, where the stage is already classified, an array
-// indexed by StageFamilies' distinct-opcode numbers); families are then
-// summed per distinct opcode, so each opcode is classified once, and the
-// counts are kept as a sorted vector whose texts are in one table for the
-// run.
+// The stage's classification (StageFamilies: the view's, or one made for
+// the table asked for) numbers the distinct opcodes and gives each one's
+// family; one pass over the instructions then fills an array of counts
+// indexed by those numbers, families are summed per distinct opcode, and
+// the counts are kept as a sorted vector whose texts are in one table for
+// the run.
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/InstructionCounts.h"
 #include "gestell/Ptx.h"
 #include "gestell/Sass.h"
 #include "gestell/StageFamilies.h"
-#include "metrics/OpcodeSlots.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Allocator.h"
 
@@ -27,9 +25,17 @@ using namespace llvm;
 namespace gestell {
 
 namespace {
-/// Counts F's instructions into the Count that Slot(I) gives instruction I.
-template <typename FunctionT, typename SlotFn>
-void countFunction(const FunctionT &F, StageCounts &C, SlotFn &&Slot) {
+/// One distinct opcode's count and family.
+struct Tally {
+  StringRef Opcode;
+  Count N;
+  unsigned Family = NoFamily;
+};
+
+/// Counts F's instructions into the Tally of each one's opcode number.
+template <typename FunctionT>
+void countFunction(const FunctionT &F, ArrayRef<uint32_t> Ids,
+                   std::vector<Tally> &Tallies, StageCounts &C) {
   ++C.Functions;
   C.Loops += F.CF.Loops.size();
   // A basic block's instructions are all in a loop or all outside one:
@@ -44,19 +50,12 @@ void countFunction(const FunctionT &F, StageCounts &C, SlotFn &&Slot) {
     }
     bool InLoop = CF.inLoop(I);
     for (; I != Stop; ++I) {
-      Count &Op = Slot(I);
+      Count &Op = Tallies[Ids[I]].N;
       ++Op.Total;
       Op.InLoops += InLoop;
     }
   }
 }
-
-/// One distinct opcode's count and family.
-struct Tally {
-  StringRef Opcode;
-  Count N;
-  unsigned Family = NoFamily;
-};
 
 /// The run's opcode texts, each once (they outlive every module).
 using OpcodeTable = StringSet<BumpPtrAllocator>;
@@ -91,37 +90,13 @@ void finish(StageCounts &C, ArrayRef<Tally> Tallies, size_t NumFamilies) {
 }
 
 template <typename ModuleT>
-StageCounts countByOpcode(const ModuleT &M, Isa Of, const FamilyTable &Table) {
-  StageCounts C;
-  C.Of = Of;
-  StringMap<Count> Map;
-  for (const auto &F : M.Functions) {
-    // Entries of a StringMap do not move when it grows.
-    OpcodeSlots<Count *> Opcodes;
-    countFunction(F, C, [&](uint32_t I) -> Count & {
-      return *Opcodes.get(F.Instructions[I].Opcode,
-                          [&](StringRef Op) { return &Map[Op]; });
-    });
-  }
-  std::vector<Tally> Tallies;
-  Tallies.reserve(Map.size());
-  for (const auto &E : Map)
-    Tallies.push_back({E.first(), E.second, Table.classify(Of, E.first())});
-  finish(C, Tallies, Table.families().size());
-  return C;
-}
-
-template <typename ModuleT>
 StageCounts countById(const ModuleT &M, Isa Of, const StageFamilies &SF) {
   StageCounts C;
   C.Of = Of;
   ArrayRef<StringRef> Opcodes = SF.opcodes();
   std::vector<Tally> Tallies(Opcodes.size());
-  for (size_t K = 0; K < M.Functions.size(); ++K) {
-    ArrayRef<uint32_t> Ids = SF.opcodeIds(K);
-    countFunction(M.Functions[K], C,
-                  [&](uint32_t I) -> Count & { return Tallies[Ids[I]].N; });
-  }
+  for (size_t K = 0; K < M.Functions.size(); ++K)
+    countFunction(M.Functions[K], SF.opcodeIds(K), Tallies, C);
   for (uint32_t Id = 0; Id < Opcodes.size(); ++Id) {
     Tallies[Id].Opcode = Opcodes[Id];
     Tallies[Id].Family = SF.opcodeFamily(Id);
@@ -161,13 +136,11 @@ Count OpcodeCounts::lookup(StringRef Opcode) const {
 }
 
 StageCounts countInstructions(const PtxModule &M, const FamilyTable &Table) {
-  return countByOpcode(M, Isa::PTX, Table);
+  return countInstructions(M, StageFamilies(M, Table));
 }
 
 StageCounts countInstructions(const SassModule &M, const FamilyTable &Table) {
-  StageCounts C = countByOpcode(M, Isa::SASS, Table);
-  C.NeverExecuted = neverExecuted(M);
-  return C;
+  return countInstructions(M, StageFamilies(M, Table));
 }
 
 StageCounts countInstructions(const PtxModule &M, const StageFamilies &F) {

@@ -1,23 +1,79 @@
 //===- StageFamilies.cpp - Every instruction of a stage, classified -------===//
 //
-// One pass numbers the distinct opcodes (OpcodeSlots in front of a hash
-// map: most instructions cost a few compares); each distinct opcode is
-// then classified once. The last entry of Family
-// and Mapping is NoFamily, for an instruction the module does not hold.
+// One pass numbers the distinct opcodes (a direct-mapped cache in front of
+// a hash map: most instructions cost a few compares); each distinct opcode
+// is then classified once. The last entry of Family and Mapping is
+// NoFamily, for an instruction the module does not hold.
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/StageFamilies.h"
-#include "metrics/OpcodeSlots.h"
 
 #include "llvm/ADT/DenseMap.h"
+
+#include <array>
+#include <cstring>
 
 using namespace llvm;
 
 namespace gestell {
 
+namespace {
+/// The opcodes a module repeats, in front of the map that numbers them: a
+/// direct-mapped table keyed by the opcode's first and last eight bytes
+/// and its length, so that most instructions cost a few compares instead
+/// of a hash and a memcmp (an opcode of up to 16 bytes is all in those
+/// words; a longer one is also compared in full).
+class OpcodeSlots {
+public:
+  /// Op's number, or Miss(Op) (the map's lookup or insertion), which is
+  /// then kept. Op's text must outlive the slots.
+  template <typename MissFn> uint32_t get(StringRef Op, MissFn &&Miss) {
+    Key K = keyOf(Op);
+    Slot &S = Slots[((K.Head * 0x9E3779B97F4A7C15ull) ^
+                     (K.Tail * 0xC2B2AE3D27D4EB4Full) ^ Op.size()) >>
+                    58];
+    if (S.Used && S.K == K && (Op.size() <= 16 || S.Text == Op))
+      return S.Id;
+    uint32_t Id = Miss(Op);
+    S = {K, Op, Id, true};
+    return Id;
+  }
+
+private:
+  struct Key {
+    uint64_t Head = 0, Tail = 0, Size = 0;
+    bool operator==(const Key &) const = default;
+  };
+  static Key keyOf(StringRef Op) {
+    Key K;
+    K.Size = Op.size();
+    if (Op.size() >= 8) {
+      std::memcpy(&K.Head, Op.data(), 8);
+      std::memcpy(&K.Tail, Op.data() + Op.size() - 8, 8);
+    } else if (Op.size() >= 4) { // "mov.b32": two words that overlap
+      uint32_t A, B;
+      std::memcpy(&A, Op.data(), 4);
+      std::memcpy(&B, Op.data() + Op.size() - 4, 4);
+      K.Head = A | uint64_t(B) << 32;
+    } else {
+      for (char C : Op)
+        K.Head = K.Head << 8 | static_cast<unsigned char>(C);
+    }
+    return K;
+  }
+  struct Slot {
+    Key K;
+    StringRef Text;
+    uint32_t Id = 0;
+    bool Used = false;
+  };
+  std::array<Slot, 64> Slots{};
+};
+} // namespace
+
 template <typename ModuleT> void StageFamilies::build(const ModuleT &M, Isa I) {
   DenseMap<StringRef, uint32_t> Ids;
-  OpcodeSlots<uint32_t> Cache;
+  OpcodeSlots Cache;
   size_t N = 0;
   for (const auto &F : M.Functions)
     N += F.Instructions.size();
