@@ -42,45 +42,6 @@ std::string sentence(StringRef S) {
 
 json::Object text(StringRef S) { return json::Object{{"text", sentence(S)}}; }
 
-/// Where a physical location points: the artifact's URI (relative to
-/// %SRCROOT% unless absolute) and its line and column (0: none).
-struct Place {
-  std::string Uri;
-  bool Relative = false;
-  uint32_t Line = 0, Column = 0;
-};
-/// A place in File; a stage of a TritonParse trace has no file of its own:
-/// the place is the trace file at its event's line (gestell/Trace.h).
-Place placeOf(StringRef File, uint32_t Line, uint32_t Column,
-              const PathMap &Paths) {
-  std::string Path;
-  if (std::optional<TracePlace> T = tracePlace(File)) {
-    Path = Paths.map(T->Trace);
-    Line = T->EventLine;
-    Column = 0;
-  } else {
-    Path = Paths.map(File);
-  }
-  bool Relative = !sys::path::is_absolute(Path, sys::path::Style::posix);
-  return {pathToUri(Path), Relative, Line, Column};
-}
-
-json::Object physicalLocation(StringRef File, uint32_t Line, uint32_t Column,
-                              const PathMap &Paths) {
-  Place P = placeOf(File, Line, Column, Paths);
-  json::Object Artifact{{"uri", std::move(P.Uri)}};
-  if (P.Relative)
-    Artifact["uriBaseId"] = "%SRCROOT%";
-  json::Object Phys{{"artifactLocation", std::move(Artifact)}};
-  if (P.Line) {
-    json::Object Region{{"startLine", P.Line}};
-    if (P.Column)
-      Region["startColumn"] = P.Column;
-    Phys["region"] = std::move(Region);
-  }
-  return Phys;
-}
-
 /// For a place in a stage of a trace, where in the stage's text it is
 /// (" (in the trace event: add_kernel.ttgir:42:3)"); "" otherwise.
 std::string inTraceEvent(const DiagLoc &L) {
@@ -252,21 +213,33 @@ void writeText(json::OStream &J, StringRef Key, StringRef S) {
   J.attributeObject(Key, [&] { J.attribute("text", sentence(S)); });
 }
 
-/// A location's physicalLocation member.
-void writePhysicalLocation(json::OStream &J, const DiagLoc &L,
-                           const PathMap &Paths) {
-  Place P = placeOf(L.File, L.Line, L.Column, Paths);
+/// A location's physicalLocation member for File:Line:Column; a stage of a
+/// TritonParse trace has no file of its own: the place is the trace file
+/// at its event's line (gestell/Trace.h). A relative path is against
+/// %SRCROOT%, unless WithBaseId is false (notifications have always named
+/// the artifact as given).
+void writePhysicalLocation(json::OStream &J, StringRef File, uint32_t Line,
+                           uint32_t Column, const PathMap &Paths,
+                           bool WithBaseId = true) {
+  std::string Path;
+  if (std::optional<TracePlace> T = tracePlace(File)) {
+    Path = Paths.map(T->Trace);
+    Line = T->EventLine;
+    Column = 0;
+  } else {
+    Path = Paths.map(File);
+  }
   J.attributeObject("physicalLocation", [&] {
     J.attributeObject("artifactLocation", [&] {
-      J.attribute("uri", std::move(P.Uri));
-      if (P.Relative)
+      J.attribute("uri", pathToUri(Path));
+      if (WithBaseId && !sys::path::is_absolute(Path, sys::path::Style::posix))
         J.attribute("uriBaseId", "%SRCROOT%");
     });
-    if (P.Line)
+    if (Line)
       J.attributeObject("region", [&] {
-        if (P.Column)
-          J.attribute("startColumn", P.Column);
-        J.attribute("startLine", P.Line);
+        if (Column)
+          J.attribute("startColumn", Column);
+        J.attribute("startLine", Line);
       });
   });
 }
@@ -286,7 +259,7 @@ void writeLocation(json::OStream &J, const DiagLoc &L, const PathMap &Paths,
       M[0] = toUpper(M[0]);
       writeText(J, "message", M);
     }
-    writePhysicalLocation(J, L, Paths);
+    writePhysicalLocation(J, L.File, L.Line, L.Column, Paths);
   });
 }
 
@@ -343,29 +316,28 @@ void writeResult(json::OStream &J, const Result &Res, StringRef Fingerprint,
   });
 }
 
-json::Object notificationObject(const Notification &N,
-                                const StringMap<unsigned> &RuleIndex,
-                                const ReportOptions &Opt) {
-  json::Object O{{"level", sarifLevel(N.Severity)},
-                 {"message", text(N.Message)}};
-  if (!N.File.empty()) {
-    json::Object Phys = physicalLocation(N.File, N.Line, N.Column, Opt.Paths);
-    // Notifications have always named the artifact as given, absolute.
-    if (json::Object *A = Phys.getObject("artifactLocation"))
-      A->erase("uriBaseId");
-    json::Object Loc{{"physicalLocation", std::move(Phys)}};
-    O["locations"] = json::Array{std::move(Loc)};
-  }
-  if (!N.CheckId.empty()) {
-    json::Object Ref{{"id", N.CheckId}};
-    auto RI = RuleIndex.find(N.CheckId);
-    if (RI != RuleIndex.end())
-      Ref["index"] = RI->second;
-    O["associatedRule"] = std::move(Ref);
-  }
-  if (!N.Kernel.empty())
-    O["properties"] = json::Object{{"kernel", N.Kernel}};
-  return O;
+void writeNotification(json::OStream &J, const Notification &N,
+                       const StringMap<unsigned> &RuleIndex,
+                       const ReportOptions &Opt) {
+  J.object([&] {
+    if (!N.CheckId.empty())
+      J.attributeObject("associatedRule", [&] {
+        J.attribute("id", N.CheckId);
+        if (auto RI = RuleIndex.find(N.CheckId); RI != RuleIndex.end())
+          J.attribute("index", RI->second);
+      });
+    J.attribute("level", sarifLevel(N.Severity));
+    if (!N.File.empty())
+      J.attributeArray("locations", [&] {
+        J.object([&] {
+          writePhysicalLocation(J, N.File, N.Line, N.Column, Opt.Paths,
+                                /*WithBaseId=*/false);
+        });
+      });
+    writeText(J, "message", N.Message);
+    if (!N.Kernel.empty())
+      J.attributeObject("properties", [&] { J.attribute("kernel", N.Kernel); });
+  });
 }
 
 } // namespace
@@ -429,9 +401,9 @@ void writeSarif(raw_ostream &OS, const RunReport &R, const ReportOptions &Opt) {
       J.attribute("executionSuccessful", R.executionSuccessful());
       J.attributeArray("toolExecutionNotifications", [&] {
         for (const Notification &N : R.Notifications)
-          J.value(notificationObject(N, RuleIndex, Opt));
+          writeNotification(J, N, RuleIndex, Opt);
         if (!Cut.Message.empty())
-          J.value(notificationObject(Cut, RuleIndex, Opt));
+          writeNotification(J, Cut, RuleIndex, Opt);
       });
       J.objectEnd();
     });
