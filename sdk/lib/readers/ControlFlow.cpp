@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "gestell/ControlFlow.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 
 using namespace llvm;
@@ -136,28 +138,29 @@ void computeDominators(std::vector<BasicBlock> &Blocks,
 /// transfers and the instructions after them.
 void buildBlocks(ControlFlow &CF, uint32_t NumInsts,
                  ArrayRef<Transfer> Transfers) {
-  std::vector<uint8_t> Leader(NumInsts, 0);
-  Leader[0] = 1;
+  // The leaders, sorted and each once; then each block's instructions are
+  // numbered by one fill (a function has far fewer blocks than
+  // instructions).
+  std::vector<uint32_t> Leaders{0};
   for (const Transfer &T : Transfers) {
     if (!endsBlock(T.Kind) || T.Inst >= NumInsts)
       continue;
     if (T.Inst + 1 < NumInsts)
-      Leader[T.Inst + 1] = 1;
+      Leaders.push_back(T.Inst + 1);
     for (uint32_t Tgt : T.Targets)
       if (Tgt < NumInsts)
-        Leader[Tgt] = 1;
+        Leaders.push_back(Tgt);
   }
+  llvm::sort(Leaders);
+  Leaders.erase(std::unique(Leaders.begin(), Leaders.end()), Leaders.end());
+  CF.Blocks.resize(Leaders.size());
   CF.BlockOf.resize(NumInsts);
-  for (uint32_t I = 0; I < NumInsts; ++I) {
-    if (Leader[I]) {
-      if (!CF.Blocks.empty())
-        CF.Blocks.back().End = I;
-      CF.Blocks.emplace_back();
-      CF.Blocks.back().Begin = I;
-    }
-    CF.BlockOf[I] = CF.Blocks.size() - 1;
+  for (uint32_t B = 0; B < Leaders.size(); ++B) {
+    BasicBlock &BB = CF.Blocks[B];
+    BB.Begin = Leaders[B];
+    BB.End = B + 1 < Leaders.size() ? Leaders[B + 1] : NumInsts;
+    std::fill(CF.BlockOf.begin() + BB.Begin, CF.BlockOf.begin() + BB.End, B);
   }
-  CF.Blocks.back().End = NumInsts;
 }
 
 /// Successors and predecessors. Transfers are sorted, so one cursor walks

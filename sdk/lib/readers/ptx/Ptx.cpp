@@ -64,22 +64,33 @@ size_t PtxModule::instructionCount() const {
 
 namespace {
 
-/// Label characters (PTX identifiers without '%', which labels never use),
-/// by table: the scanner asks for every statement's first word.
-constexpr std::array<bool, 256> LabelChars = [] {
-  std::array<bool, 256> T{};
-  for (unsigned C = 0; C < 256; ++C)
-    T[C] = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') ||
-           (C >= '0' && C <= '9') || C == '_' || C == '$';
+/// Byte classes by table, asked of every statement's first bytes: label
+/// characters (PTX identifiers without '%', which labels never use), and
+/// the blanks and newline that come before a statement.
+enum : uint8_t { LabelClass = 1, BlankClass = 2, NewlineClass = 4 };
+constexpr uint8_t SpaceClass = BlankClass | NewlineClass;
+constexpr std::array<uint8_t, 256> CharClass = [] {
+  std::array<uint8_t, 256> T{};
+  for (unsigned C = 0; C < 256; ++C) {
+    if ((C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') ||
+        (C >= '0' && C <= '9') || C == '_' || C == '$')
+      T[C] = LabelClass;
+    else if (C == ' ' || C == '\t' || C == '\r')
+      T[C] = BlankClass;
+    else if (C == '\n')
+      T[C] = NewlineClass;
+  }
   return T;
 }();
 inline bool isLabelChar(char C) {
-  return LabelChars[static_cast<unsigned char>(C)];
+  return CharClass[static_cast<unsigned char>(C)] & LabelClass;
 }
 
-inline bool startsWith(const char *P, const char *End, StringRef S) {
-  return static_cast<size_t>(End - P) >= S.size() &&
-         std::memcmp(P, S.data(), S.size()) == 0;
+/// Whether [P, End) starts with the literal S (its length a constant: the
+/// compare is inlined, no call to memcmp).
+template <size_t N>
+inline bool startsWith(const char *P, const char *End, const char (&S)[N]) {
+  return static_cast<size_t>(End - P) >= N - 1 && std::memcmp(P, S, N - 1) == 0;
 }
 
 class PtxScanner {
@@ -151,19 +162,16 @@ private:
     LineStart = ++Cur;
   }
 
-  /// Skips blanks and newlines.
+  /// Skips blanks and newlines (one table read a byte: every statement
+  /// starts after some).
   void skipSpace() {
     const char *P = Cur;
-    while (P < End) {
-      char C = *P;
-      if (isBlank(C)) {
-        ++P;
-      } else if (C == '\n') {
+    for (uint8_t K; P < End && (K = CharClass[uint8_t(*P)]) & SpaceClass;) {
+      if (K & NewlineClass) {
         ++Line;
-        LineStart = ++P;
-      } else {
-        break;
+        LineStart = P + 1;
       }
+      ++P;
     }
     Cur = P;
   }
@@ -226,14 +234,22 @@ private:
 
   /// Finds the ';' that ends the statement at Cur, skipping comments and
   /// counting lines; Cur is left after it and [Cur0, semicolon) returned.
-  Expected<StringRef> statementTail(const char *StmtStart) {
-    const char *B = Cur;
-    // Fast path: the ';' is on this line and no comment comes before it.
+  /// Inlined: the ';' is on this line with no comment before it, for all
+  /// but a few statements of a file.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE Expected<StringRef>
+  statementTail(const char *StmtStart) {
     const char *Stop = findStatementBreak(Cur, End);
-    if (Stop < End && *Stop == ';') {
+    if (LLVM_LIKELY(Stop < End && *Stop == ';')) {
+      StringRef Tail(Cur, Stop - Cur);
       Cur = Stop + 1;
-      return StringRef(B, Stop - B);
+      return Tail;
     }
+    return statementTailSlow(StmtStart);
+  }
+
+  /// statementTail past a line end or a comment.
+  Expected<StringRef> statementTailSlow(const char *StmtStart) {
+    const char *B = Cur;
     uint32_t L0 = Line, C0 = column(StmtStart);
     while (Cur < End) {
       char C = *Cur;
@@ -264,7 +280,9 @@ private:
   Error skipBalanced(char Open, char Close);
   Error functionHeader(bool IsEntry, uint32_t HeaderLine);
   Error headerDirective(PtxTuning &T);
-  Error functionBody(PtxFunction &F);
+  /// Kept out of line: the statement loop is the parser's hot path, and
+  /// its code is best (measured) as a function of its own.
+  LLVM_ATTRIBUTE_NOINLINE Error functionBody(PtxFunction &F);
   Error bodyDirective(uint32_t Scope);
   Expected<uint64_t> localBytes(StringRef Decl, const char *At,
                                 uint64_t &Align);
@@ -750,8 +768,7 @@ Error PtxScanner::bodyDirective(uint32_t Scope) {
   LastWasLabel = false;
   if (Word == ".local" && Fn) {
     uint64_t Align = 1;
-    Expected<uint64_t> Bytes =
-        localBytes(*Tail, Start, Align);
+    Expected<uint64_t> Bytes = localBytes(*Tail, Start, Align);
     if (!Bytes)
       return Bytes.takeError();
     if (!Fn->LocalLine)
@@ -847,7 +864,13 @@ Error PtxScanner::instruction(const char *Start, uint32_t Scope) {
   Expected<StringRef> Tail = statementTail(Op);
   if (!Tail)
     return Tail.takeError();
-  I.Operands = trim(Tail->begin(), Tail->end());
+  // Trimmed by the byte table: a blank or two lead, none trail, mostly.
+  const char *OB = Tail->begin(), *OE = Tail->end();
+  while (OB < OE && CharClass[uint8_t(*OB)] & SpaceClass)
+    ++OB;
+  while (OE > OB && CharClass[uint8_t(OE[-1])] & SpaceClass)
+    --OE;
+  I.Operands = StringRef(OB, OE - OB);
 
   char First = I.Opcode[0];
   StringRef Base = First == 'b' || First == 'c' || First == 'r' ||
