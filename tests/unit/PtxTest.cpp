@@ -5,8 +5,8 @@
 // where the real MMA instructions sit, and bad input.
 //
 //===----------------------------------------------------------------------===//
-#include "gestell/Input.h"
 #include "gestell/Ptx.h"
+#include "gestell/Input.h"
 
 #include "CorpusFiles.h"
 #include "ParserTestUtil.h"
@@ -440,6 +440,55 @@ $L_end:
   EXPECT_EQ(Succ, (std::vector<uint32_t>{BlockAt(2), BlockAt(5)}));
   EXPECT_EQ(F.Instructions[5].Kind, Flow::Trap);
   EXPECT_TRUE(CF.Loops.empty());
+}
+
+TEST(Ptx, LocAttributesAndInlinedAt) {
+  // `.loc F L C` with the attributes LLVM writes for an inlined call, and
+  // without; an "i" in the comment or in function_name's label is not one.
+  const char *Text = R"(.version 8.7
+.target sm_90a
+.address_size 64
+.file 1 "k.py"
+.visible .entry k()
+{
+	.loc	1 5 3                           // k.py:5:3
+	mov.u32 %r1, 1;
+	.loc	1 7 9, function_name $L__info_inline, inlined_at 1 5 11 // k.py:7:9 @[ k.py:5:11 ]
+	mov.u32 %r2, 2;
+	.loc 1 8 0 // inlined_at 2 2 2
+	ret;
+}
+)";
+  auto M =
+      parsePtx(llvm::MemoryBuffer::getMemBuffer(Text, "t", false), "t.ptx");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  const std::vector<PtxLocDirective> &L = (*M)->Locs;
+  ASSERT_EQ(L.size(), 3u);
+  EXPECT_EQ(L[0].Loc.Line, 5u);
+  EXPECT_EQ(L[0].Loc.Column, 3u);
+  EXPECT_FALSE(L[0].InlinedAt.isValid());
+  EXPECT_EQ(L[0].Comment, "k.py:5:3");
+  EXPECT_EQ(L[1].Loc.Line, 7u);
+  EXPECT_EQ(L[1].Loc.Column, 9u);
+  EXPECT_EQ(L[1].InlinedAt.File, 1u);
+  EXPECT_EQ(L[1].InlinedAt.Line, 5u);
+  EXPECT_EQ(L[1].InlinedAt.Column, 11u);
+  EXPECT_EQ(L[1].Comment, "k.py:7:9 @[ k.py:5:11 ]");
+  EXPECT_EQ(L[2].Loc.Line, 8u);
+  EXPECT_FALSE(L[2].InlinedAt.isValid());
+  const PtxFunction &F = (*M)->Functions.at(0);
+  ASSERT_EQ(F.Instructions.size(), 3u);
+  EXPECT_EQ(F.Instructions[1].Loc.Line, 7u);
+  EXPECT_EQ(F.Instructions[2].Loc.Line, 8u);
+
+  // inlined_at without its three numbers: located at what follows it.
+  std::string Bad = Text;
+  Bad.replace(Bad.find("inlined_at 1 5 11"), 17, "inlined_at 1 x");
+  auto E = parsePtx(llvm::MemoryBuffer::getMemBuffer(Bad, "t", false), "t.ptx");
+  ErrorInfo EI = expectInputError(std::move(E));
+  EXPECT_NE(EI.Message.find("after inlined_at"), std::string::npos) << EI.Text;
+  EXPECT_EQ(EI.Line, 9u);
+  EXPECT_EQ(EI.Column, 55u); // just after "inlined_at"
 }
 
 // ---- Bad input ------------------------------------------------------------

@@ -402,41 +402,38 @@ Error PtxScanner::parseFile() {
 }
 
 /// `.loc F L C [, function_name X] [, inlined_at F L C]  // comment`.
+/// "F L C" at P, blanks before each number skipped, into Out; P is left
+/// after them. False when a number is missing.
+static bool parseLocTriple(const char *&P, const char *LE, DebugLoc &Out) {
+  for (uint32_t *Field : {&Out.File, &Out.Line, &Out.Column}) {
+    while (P < LE && isBlank(*P))
+      ++P;
+    if (!parseDecimal(P, LE, *Field))
+      return false;
+  }
+  return true;
+}
+
 Error PtxScanner::parseLoc() {
   PtxLocDirective D;
   D.Line = Line;
   const char *LE = lineEnd(Cur, End);
-  auto Three = [&](DebugLoc &Out) {
-    skipBlanks();
-    const char *P = Cur;
-    if (!parseDecimal(P, LE, Out.File))
-      return false;
-    while (P < LE && isBlank(*P))
-      ++P;
-    if (!parseDecimal(P, LE, Out.Line))
-      return false;
-    while (P < LE && isBlank(*P))
-      ++P;
-    if (!parseDecimal(P, LE, Out.Column))
-      return false;
-    Cur = P;
-    return true;
-  };
-  const char *Start = Cur;
-  if (!Three(D.Loc))
-    return errorAt(Start, "expected 'file line column' after .loc");
-  // Optional attributes up to the comment.
+  const char *P = Cur;
+  if (!parseLocTriple(P, LE, D.Loc))
+    return errorAt(Cur, "expected 'file line column' after .loc");
+  // Optional attributes up to the comment (mostly none: blanks).
   const char *CommentAt = LE;
-  if (const void *S = memchr(Cur, '/', LE - Cur))
+  if (const void *S = memchr(P, '/', LE - P))
     CommentAt = static_cast<const char *>(S);
-  StringRef Attrs(Cur, CommentAt - Cur);
-  size_t In = Attrs.find("inlined_at");
-  if (In != StringRef::npos) {
-    Cur += In + strlen("inlined_at");
-    const char *Before = Cur;
-    if (!Three(D.InlinedAt))
-      return errorAt(Before, "expected 'file line column' after inlined_at");
-  }
+  for (const char *Q = P;
+       (Q = static_cast<const char *>(memchr(Q, 'i', CommentAt - Q))); ++Q)
+    if (startsWith(Q, CommentAt, "inlined_at")) {
+      const char *Before = Q + strlen("inlined_at");
+      P = Before;
+      if (!parseLocTriple(P, LE, D.InlinedAt))
+        return errorAt(Before, "expected 'file line column' after inlined_at");
+      break;
+    }
   if (CommentAt + 1 < LE && CommentAt[1] == '/')
     D.Comment = trim(CommentAt + 2, LE);
   Cur = LE;
