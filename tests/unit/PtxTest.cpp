@@ -442,6 +442,41 @@ $L_end:
   EXPECT_TRUE(CF.Loops.empty());
 }
 
+TEST(Ptx, LabelFormsAndDoubleColonOpcodes) {
+  // A label ends at ':' right after it, after blanks, or before an
+  // instruction on the same line; "::" inside an opcode is not a label.
+  const char *Text = R"(.version 8.7
+.target sm_90a
+.address_size 64
+.visible .entry k()
+{
+$L_a:
+	st.shared::cta.b32 [%r1], %r2;
+$L_b :
+	mov.u32 %r1, 1;
+$L_c:mov.u32 %r2, 2;
+	@%p1 bra $L_b;
+	bra.uni $L_a;
+}
+)";
+  auto M =
+      parsePtx(llvm::MemoryBuffer::getMemBuffer(Text, "t", false), "t.ptx");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  const PtxFunction &F = (*M)->Functions.at(0);
+  std::vector<std::string> Ops, Labels;
+  for (const PtxInstruction &I : F.Instructions)
+    Ops.push_back(I.Opcode.str());
+  for (const PtxLabel &L : F.Labels)
+    Labels.push_back(L.Name.str() + "@" + std::to_string(L.Instruction));
+  EXPECT_EQ(Ops, (std::vector<std::string>{"st.shared::cta.b32", "mov.u32",
+                                           "mov.u32", "bra", "bra.uni"}));
+  EXPECT_EQ(Labels, (std::vector<std::string>{"$L_a@0", "$L_b@1", "$L_c@2"}));
+  EXPECT_EQ(F.Instructions[0].Operands, "[%r1], %r2");
+  EXPECT_EQ(F.Instructions[2].Column, 6u);
+  EXPECT_EQ(F.Instructions[3].Target, 1u);
+  EXPECT_EQ(F.Instructions[4].Target, 0u);
+}
+
 TEST(Ptx, LocAttributesAndInlinedAt) {
   // `.loc F L C` with the attributes LLVM writes for an inlined call, and
   // without; an "i" in the comment or in function_name's label is not one.

@@ -3,8 +3,8 @@
 // scan::containsAny must say what StringRef::contains says for each word,
 // wherever the word lies relative to its 32-byte blocks and the end; the
 // byte scanners (findOpcodeEnd, findAnyOf3 with and without line counts,
-// findStatementBreak) and checkText must say what a byte-by-byte loop says, wherever the byte they
-// stop at lies relative to their 16- and 64-byte blocks.
+// findStatementBreak) and checkText must say what a byte-by-byte loop says,
+// wherever the byte they stop at lies relative to their 16- and 64-byte blocks.
 //
 //===----------------------------------------------------------------------===//
 #include "readers/TextScan.h"
@@ -88,7 +88,7 @@ const char *statementBreakByBytes(const char *P, const char *End) {
 TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
   std::mt19937 Rng(11);
   // Mostly opcode and operand text; the stops and UTF-8 bytes now and then.
-  const std::string Common = "abcdefgh.%r0123456789,[]";
+  const std::string Common = "abcdefgh.%r0123456789,[]:";
   const std::string Rare = " \t\n;{}/\"\\\x01\xc3\xa9\x7f";
   for (int Round = 0; Round < 5000; ++Round) {
     std::string Text(Rng() % 80, ' ');
@@ -97,8 +97,11 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
                      : Rare[Rng() % Rare.size()];
     const char *B = Text.data(), *E = B + Text.size();
     for (size_t From = 0; From <= Text.size(); ++From) {
-      ASSERT_EQ(scan::findOpcodeEnd(B + From, E) - B,
-                opcodeEndByBytes(B + From, E) - B)
+      bool Colon = false;
+      const char *OpEnd = scan::findOpcodeEnd(B + From, E, Colon);
+      ASSERT_EQ(OpEnd - B, opcodeEndByBytes(B + From, E) - B)
+          << Text << " from " << From;
+      ASSERT_EQ(Colon, StringRef(B + From, OpEnd - (B + From)).contains(':'))
           << Text << " from " << From;
       ASSERT_EQ(scan::findStatementBreak(B + From, E) - B,
                 statementBreakByBytes(B + From, E) - B)
@@ -118,8 +121,8 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
           ++LinesByBytes;
           StartByBytes = R + 1;
         }
-      ASSERT_EQ(scan::findAnyOf3CountingLines(B + From, E, '/', '{', '}',
-                                              Lines, Start),
+      ASSERT_EQ(scan::findAnyOf3CountingLines(B + From, E, '/', '{', '}', Lines,
+                                              Start),
                 R)
           << Text << " from " << From;
       ASSERT_EQ(Lines, LinesByBytes) << Text << " from " << From;
@@ -129,8 +132,8 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
 }
 
 TEST(TextScan, CheckTextCountsAndStopsAtEveryOffset) {
-  for (size_t Len : {0, 1, 15, 16, 63, 64, 65, 127, 128, 200, 64 * 63 + 5,
-                     64 * 64 + 70}) {
+  for (size_t Len :
+       {0, 1, 15, 16, 63, 64, 65, 127, 128, 200, 64 * 63 + 5, 64 * 64 + 70}) {
     // ';' every seventh byte, and a line every 50.
     std::string Text(Len, 'x');
     size_t Semis = 0;

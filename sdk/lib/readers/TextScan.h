@@ -82,35 +82,36 @@ inline unsigned matchAnyOf3(__m128i V, __m128i A, __m128i B, __m128i C) {
 } // namespace detail
 
 /// First byte in [P, End) that is a blank, a newline, ';' or '{': where a
-/// PTX opcode ends. Sixteen bytes at a time with SSE2, else eight.
-inline const char *findOpcodeEnd(const char *P, const char *End) {
+/// PTX opcode ends. Colon tells whether a ':' comes before it (a label's,
+/// or an opcode's "::"). Sixteen bytes at a time with SSE2, else eight.
+inline const char *findOpcodeEnd(const char *P, const char *End, bool &Colon) {
 #if defined(__SSE2__)
   const __m128i Space = _mm_set1_epi8(0x20), Semi = _mm_set1_epi8(';'),
-                Brace = _mm_set1_epi8('{');
+                Brace = _mm_set1_epi8('{'), Col = _mm_set1_epi8(':');
+  unsigned Colons = 0;
   while (End - P >= 16) {
     __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(P));
     // Unsigned V <= 0x20: blanks, newlines, controls (not UTF-8 bytes).
     __m128i Low = _mm_cmpeq_epi8(_mm_min_epu8(V, Space), V);
     unsigned M = unsigned(_mm_movemask_epi8(_mm_or_si128(
         Low, _mm_or_si128(_mm_cmpeq_epi8(V, Semi), _mm_cmpeq_epi8(V, Brace)))));
-    if (M)
-      return P + __builtin_ctz(M);
+    unsigned C = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(V, Col)));
+    if (M) {
+      unsigned Stop = unsigned(__builtin_ctz(M));
+      Colon = (Colons | (C & ((1u << Stop) - 1))) != 0;
+      return P + Stop;
+    }
+    Colons |= C;
     P += 16;
   }
+  Colon = Colons != 0;
 #else
-  using namespace detail;
-  while (End - P >= 8) {
-    uint64_t W;
-    std::memcpy(&W, P, 8);
-    uint64_t M = bytesBelowBang(W) | bytesEqual(W, ';') | bytesEqual(W, '{');
-    if (M)
-      return P + (__builtin_ctzll(M) >> 3);
-    P += 8;
-  }
+  Colon = false;
 #endif
-  while (P < End && static_cast<unsigned char>(*P) > 0x20 && *P != ';' &&
-         *P != '{')
-    ++P;
+  for (; P < End && static_cast<unsigned char>(*P) > 0x20 && *P != ';' &&
+         *P != '{';
+       ++P)
+    Colon |= *P == ':';
   return P;
 }
 

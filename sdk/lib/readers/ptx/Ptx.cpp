@@ -286,7 +286,10 @@ private:
   Error bodyDirective(uint32_t Scope);
   Expected<uint64_t> localBytes(StringRef Decl, const char *At,
                                 uint64_t &Align);
-  Error instruction(const char *Start, uint32_t Scope);
+  /// The instruction at Cur. Without a predicate, the caller has found
+  /// where its first word ends (OpEnd) and the blanks after it end (After).
+  Error instruction(const char *Start, uint32_t Scope, const char *OpEnd,
+                    const char *After);
   Error finishFunction(PtxFunction &F);
   uint32_t findLabel(StringRef Name, uint32_t Scope) const;
 };
@@ -712,15 +715,24 @@ Error PtxScanner::functionBody(PtxFunction &F) {
       continue;
     }
     if (C == '@' || isLabelChar(C)) {
+      const char *OpEnd = nullptr, *After = nullptr; // once the word is read
       if (C != '@') {
-        // A label is an identifier followed by ':' (not "::").
-        const char *P = Cur;
-        while (P < End && isLabelChar(*P))
-          ++P;
-        const char *Q = P;
-        while (Q < End && isBlank(*Q))
-          ++Q;
-        if (Q < End && *Q == ':' && !(Q + 1 < End && Q[1] == ':')) {
+        // A label is an identifier followed by ':' (not "::"): only a
+        // word with a ':' in it or after it can be one.
+        bool Colon;
+        OpEnd = findOpcodeEnd(Cur, End, Colon);
+        After = OpEnd;
+        while (After < End && isBlank(*After))
+          ++After;
+        const char *P = Cur, *Q = nullptr;
+        if (Colon || (After < End && *After == ':')) {
+          while (P < End && isLabelChar(*P))
+            ++P;
+          Q = P;
+          while (Q < End && isBlank(*Q))
+            ++Q;
+        }
+        if (Q && Q < End && *Q == ':' && !(Q + 1 < End && Q[1] == ':')) {
           PtxLabel L;
           L.Name = StringRef(Cur, P - Cur);
           L.Instruction = Insts.size();
@@ -732,7 +744,7 @@ Error PtxScanner::functionBody(PtxFunction &F) {
           continue;
         }
       }
-      if (Error E = instruction(Start, Scopes.back()))
+      if (Error E = instruction(Start, Scopes.back(), OpEnd, After))
         return E;
       LastWasLabel = false;
       continue;
@@ -829,7 +841,8 @@ Expected<uint64_t> PtxScanner::localBytes(StringRef Decl, const char *At,
   return Elem * Vec * Count;
 }
 
-Error PtxScanner::instruction(const char *Start, uint32_t Scope) {
+Error PtxScanner::instruction(const char *Start, uint32_t Scope,
+                              const char *OpEnd, const char *After) {
   // Made in place (no copy of the instruction per statement); an error
   // ends the parse, and the module with it.
   uint32_t Index = Insts.size();
@@ -853,8 +866,9 @@ Error PtxScanner::instruction(const char *Start, uint32_t Scope) {
       return errorAt(Cur, "expected an opcode after the predicate");
   }
   const char *Op = Cur;
-  const char *P = findOpcodeEnd(Op, End);
-  Cur = P;
+  bool Colon;
+  const char *P = OpEnd ? OpEnd : findOpcodeEnd(Op, End, Colon);
+  Cur = OpEnd ? After : P; // blanks hold no ';', newline or comment
   I.Opcode = StringRef(Op, P - Op);
   I.Line = Line;
   I.Column = column(Op);
