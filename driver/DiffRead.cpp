@@ -129,23 +129,6 @@ KernelSummary summarize(KernelView &V, const FamilyTable &Families,
   return S;
 }
 
-/// Whether two files hold the same bytes (false when either cannot be
-/// read: the kernel's own read reports that).
-bool sameBytes(StringRef A, StringRef B) {
-  uint64_t SizeA = 0, SizeB = 0;
-  if (sys::fs::file_size(A, SizeA) || sys::fs::file_size(B, SizeB) ||
-      SizeA != SizeB)
-    return false;
-  auto BufA = openArtifact(A, Content::Binary);
-  auto BufB = openArtifact(B, Content::Binary);
-  bool Same = BufA && BufB && (*BufA)->getBuffer() == (*BufB)->getBuffer();
-  if (!BufA)
-    consumeError(BufA.takeError());
-  if (!BufB)
-    consumeError(BufB.takeError());
-  return Same;
-}
-
 /// Whether later kernel L reads as base kernel B does: the same name, both
 /// read from folders (not traces) without discovery notes, the same stages
 /// present, and every file a summary reads (metadata, TTGIR, PTX, cubin,
@@ -162,7 +145,7 @@ bool sameArtifacts(const Kernel &B, const Kernel &L) {
   Stage Sass = B.has(Stage::SASS) ? Stage::SASS : Stage::SASSAlt;
   for (Stage S :
        {Stage::Metadata, Stage::TTGIR, Stage::PTX, Stage::Cubin, Sass})
-    if (B.has(S) && !sameBytes(B.path(S), L.path(S)))
+    if (B.has(S) && !sameArtifactBytes(B.path(S), L.path(S)))
       return false;
   return true;
 }
@@ -172,7 +155,7 @@ bool sameArtifacts(const Kernel &B, const Kernel &L) {
 /// summary's (DiffLint::CheckedStages).
 bool sameCheckInputs(const Kernel &B, const Kernel &L, ArrayRef<Stage> Stages) {
   return all_of(Stages, [&](Stage S) {
-    return !B.has(S) || sameBytes(B.path(S), L.path(S));
+    return !B.has(S) || sameArtifactBytes(B.path(S), L.path(S));
   });
 }
 

@@ -82,6 +82,16 @@ bool agree(const std::optional<T> &A, const std::optional<T> &B) {
   return !A || !B || *A == *B;
 }
 
+/// Whether two key texts are equal: one interned text (internKeyText) is
+/// one pointer, so the bytes are compared only for texts made otherwise.
+bool sameText(StringRef A, StringRef B) {
+  return (A.data() == B.data() && A.size() == B.size()) || A == B;
+}
+bool agree(const std::optional<StringRef> &A,
+           const std::optional<StringRef> &B) {
+  return !A || !B || sameText(*A, *B);
+}
+
 /// The program digest of K's .source, else its .ttir; none without either
 /// (or when it does not read: the checks that read it say why).
 std::optional<uint64_t> programOf(const Kernel &K) {
@@ -237,8 +247,8 @@ std::string MatchKey::str() const {
 }
 
 bool MatchKey::compatible(const MatchKey &O) const {
-  return Name == O.Name &&
-         (Target.empty() || O.Target.empty() || Target == O.Target) &&
+  return sameText(Name, O.Name) &&
+         (Target.empty() || O.Target.empty() || sameText(Target, O.Target)) &&
          agree(NumWarps, O.NumWarps) && agree(NumStages, O.NumStages) &&
          agree(Signature, O.Signature) && agree(Tiles, O.Tiles);
 }

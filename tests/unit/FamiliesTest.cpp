@@ -191,6 +191,37 @@ TEST(Families, ClassifyIsConsistentAcrossThreads) {
   EXPECT_EQ(Wrong, 0u);
 }
 
+TEST(Families, ClassOfIsClassifyAndMappingOfInEitherOrder) {
+  // One cache entry holds both answers: whichever is asked first, each
+  // agrees with the other table's separate answers.
+  const char *Ops[] = {"LDSM.16.M88.4", "HGMMA.64x64x16.F32", "STL", "FADD"};
+  auto Fresh = [] {
+    return cantFail(FamilyTable::parse(
+        "[[family]]\nid='staging'\nsass=['LDSM*']\n[[family]]\nid='tensor'\n"
+        "sass=['HGMMA*']\n[[family]]\nid='spill'\nsass=['STL*']\n"
+        "[[mapping]]\nid='wgmma'\nfamily='tensor'\nptx=['wgmma.*']\n"
+        "sass=['HGMMA*']\n",
+        "t.toml"));
+  };
+  FamilyTable A = Fresh(), B = Fresh(), C = Fresh();
+  for (const char *Op : Ops) {
+    SCOPED_TRACE(Op);
+    unsigned M = A.mappingOf(Isa::SASS, Op); // mapping asked first
+    unsigned F = B.classify(Isa::SASS, Op);  // family asked first
+    FamilyTable::Class K = C.classOf(Isa::SASS, Op);
+    EXPECT_EQ(K.Family, F);
+    EXPECT_EQ(K.Mapping, M);
+    EXPECT_EQ(A.classify(Isa::SASS, Op), F);
+    EXPECT_EQ(B.mappingOf(Isa::SASS, Op), M);
+  }
+  EXPECT_EQ(C.idOf(C.classOf(Isa::SASS, "LDSM.16.M88.4").Family), "staging");
+  EXPECT_EQ(C.classOf(Isa::SASS, "LDSM.16.M88.4").Mapping, NoFamily);
+  EXPECT_EQ(C.idOf(C.classOf(Isa::SASS, "HGMMA.64x64x16.F32").Family),
+            "tensor");
+  EXPECT_EQ(C.classOf(Isa::SASS, "HGMMA.64x64x16.F32").Mapping, 0u);
+  EXPECT_EQ(C.classOf(Isa::SASS, "FADD").Family, NoFamily);
+}
+
 std::string parseError(StringRef Text) {
   Expected<FamilyTable> T = FamilyTable::parse(Text, "user.toml");
   EXPECT_FALSE(static_cast<bool>(T));

@@ -99,6 +99,13 @@ public:
   /// the full opcode, or NoFamily. Thread-safe and cached like classify().
   unsigned mappingOf(Isa I, llvm::StringRef Opcode) const;
 
+  /// classify() and mappingOf() of one opcode, from one cache lookup.
+  struct Class {
+    unsigned Family = NoFamily;
+    unsigned Mapping = NoFamily;
+  };
+  Class classOf(Isa I, llvm::StringRef Opcode) const;
+
   /// The rule text the table was built from (for --dump-config and docs):
   /// one line per pattern, "family isa [exclude] pattern   # source".
   std::string describe() const;

@@ -65,19 +65,18 @@ struct FamilyTable::Rule {
 
 struct FamilyTable::Cache {
   std::mutex Lock;
-  StringMap<unsigned> ByIsa[2];
-  StringMap<unsigned> MappingByIsa[2];
+  StringMap<Class> ByIsa[2];
 
   /// Map[Opcode], computed by Match on first use (outside the lock).
-  unsigned get(StringMap<unsigned> &Map, StringRef Opcode,
-               function_ref<unsigned()> Match) {
+  Class get(StringMap<Class> &Map, StringRef Opcode,
+            function_ref<Class()> Match) {
     {
       std::lock_guard<std::mutex> G(Lock);
       auto It = Map.find(Opcode);
       if (It != Map.end())
         return It->second;
     }
-    unsigned R = Match();
+    Class R = Match();
     std::lock_guard<std::mutex> G(Lock);
     Map.try_emplace(Opcode, R);
     return R;
@@ -138,14 +137,18 @@ unsigned FamilyTable::match(ArrayRef<std::unique_ptr<Rule>> Rules, Isa I,
   return NoFamily;
 }
 
+FamilyTable::Class FamilyTable::classOf(Isa I, StringRef Opcode) const {
+  return Memo->get(Memo->ByIsa[static_cast<unsigned>(I)], Opcode, [&] {
+    return Class{match(Rules, I, Opcode), match(MappingRules, I, Opcode)};
+  });
+}
+
 unsigned FamilyTable::classify(Isa I, StringRef Opcode) const {
-  return Memo->get(Memo->ByIsa[static_cast<unsigned>(I)], Opcode,
-                   [&] { return match(Rules, I, Opcode); });
+  return classOf(I, Opcode).Family;
 }
 
 unsigned FamilyTable::mappingOf(Isa I, StringRef Opcode) const {
-  return Memo->get(Memo->MappingByIsa[static_cast<unsigned>(I)], Opcode,
-                   [&] { return match(MappingRules, I, Opcode); });
+  return classOf(I, Opcode).Mapping;
 }
 
 std::string FamilyTable::describe() const {

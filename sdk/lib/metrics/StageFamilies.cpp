@@ -82,19 +82,23 @@ template <typename ModuleT> void StageFamilies::build(const ModuleT &M, Isa I) {
     Spans.push_back({F.Instructions.data(),
                      F.Instructions.data() + F.Instructions.size(),
                      static_cast<uint32_t>(OpcodeOf.size())});
+    size_t Base = OpcodeOf.size();
+    OpcodeOf.resize(Base + F.Instructions.size());
+    uint32_t *Out = OpcodeOf.data() + Base;
     for (const auto &Inst : F.Instructions)
-      OpcodeOf.push_back(Cache.get(Inst.Opcode, [&](StringRef Op) {
+      *Out++ = Cache.get(Inst.Opcode, [&](StringRef Op) {
         auto [It, New] = Ids.try_emplace(Op, Distinct.size());
         if (New)
           Distinct.push_back(Op);
         return It->second;
-      }));
+      });
   }
   Family.reserve(Distinct.size() + 1);
   Mapping.reserve(Distinct.size() + 1);
   for (StringRef Op : Distinct) {
-    Family.push_back(Table->classify(I, Op));
-    Mapping.push_back(Table->mappingOf(I, Op));
+    FamilyTable::Class C = Table->classOf(I, Op);
+    Family.push_back(C.Family);
+    Mapping.push_back(C.Mapping);
   }
   NoOpcode = Distinct.size();
   Family.push_back(NoFamily);

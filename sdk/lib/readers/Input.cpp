@@ -1,13 +1,16 @@
 //===- Input.cpp - Reading artifact files safely --------------------------===//
 #include "gestell/Input.h"
+#include "gestell/Error.h"
 #include "readers/RegularFile.h"
 #include "readers/trace/TraceStore.h"
-#include "gestell/Error.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <memory>
 #include <unistd.h>
 
 using namespace llvm;
@@ -52,6 +55,57 @@ Expected<std::unique_ptr<MemoryBuffer>> openArtifact(StringRef Path,
     }
   }
   return Buf;
+}
+
+namespace {
+/// Reads Size bytes of FD at Offset into Buf; false on an error or a file
+/// that ends first (it shrank).
+bool readFully(int FD, char *Buf, size_t Size, uint64_t Offset) {
+  while (Size) {
+    ssize_t N = ::pread(FD, Buf, Size, off_t(Offset));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return false;
+    Buf += N;
+    Size -= size_t(N);
+    Offset += uint64_t(N);
+  }
+  return true;
+}
+} // namespace
+
+bool sameArtifactBytes(StringRef A, StringRef B) {
+  sys::fs::file_status StA, StB;
+  Expected<int> FA = openRegularFile(A, StA);
+  if (!FA) {
+    consumeError(FA.takeError());
+    return false;
+  }
+  scope_exit CloseA([FD = *FA] { ::close(FD); });
+  Expected<int> FB = openRegularFile(B, StB);
+  if (!FB) {
+    consumeError(FB.takeError());
+    return false;
+  }
+  scope_exit CloseB([FD = *FB] { ::close(FD); });
+  uint64_t Size = StA.getSize();
+  if (Size != StB.getSize() || Size > MaxArtifactBytes)
+    return false;
+  // Chunk by chunk: no whole copy of either in memory, and a difference
+  // early in the files ends the read.
+  constexpr size_t Chunk = 64 * 1024;
+  size_t Cap = size_t(std::min<uint64_t>(Size, Chunk));
+  auto BufA = std::make_unique_for_overwrite<char[]>(Cap),
+       BufB = std::make_unique_for_overwrite<char[]>(Cap);
+  for (uint64_t At = 0; At < Size; At += Chunk) {
+    size_t N = size_t(std::min<uint64_t>(Chunk, Size - At));
+    if (!readFully(*FA, BufA.get(), N, At) ||
+        !readFully(*FB, BufB.get(), N, At) ||
+        std::memcmp(BufA.get(), BufB.get(), N) != 0)
+      return false;
+  }
+  return true;
 }
 
 LineCol lineColOf(StringRef Buffer, size_t Offset) {

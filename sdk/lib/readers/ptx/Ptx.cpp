@@ -166,6 +166,12 @@ private:
   /// starts after some).
   void skipSpace() {
     const char *P = Cur;
+    // Between LLVM's statements: a line end and one tab, in one compare.
+    if (End - P >= 2 && P[0] == '\n' && P[1] == '\t') {
+      ++Line;
+      LineStart = P + 1;
+      P += 2;
+    }
     for (uint8_t K; P < End && (K = CharClass[uint8_t(*P)]) & SpaceClass;) {
       if (K & NewlineClass) {
         ++Line;
@@ -883,30 +889,44 @@ Error PtxScanner::instruction(const char *Start, uint32_t Scope,
     --OE;
   I.Operands = StringRef(OB, OE - OB);
 
-  char First = I.Opcode[0];
-  StringRef Base = First == 'b' || First == 'c' || First == 'r' ||
-                           First == 'e' || First == 't'
-                       ? I.baseOpcode()
-                       : StringRef();
-  if (Base == "bra") {
-    I.Kind = Flow::Branch;
-    if (I.Operands.empty())
-      return errorAtLine(I.Line, I.Column,
-                         "expected a label after '" + I.Opcode + "'");
-    Branches.push_back({Index, I.operands().front(), Scope, I.Line, I.Column});
-  } else if (Base == "brx") {
-    I.Kind = Flow::IndirectBranch;
-    SmallVector<StringRef, 4> Ops = I.operands();
-    Branches.push_back({Index, Ops.size() > 1 ? Ops[1] : StringRef(), Scope,
-                        I.Line, I.Column});
-  } else if (Base == "call") {
-    I.Kind = Flow::Call;
-  } else if (Base == "ret") {
-    I.Kind = Flow::Return;
-  } else if (Base == "exit") {
-    I.Kind = Flow::Exit;
-  } else if (Base == "trap") {
-    I.Kind = Flow::Trap;
+  // A transfer of control, by the opcode up to its first '.' (asked by
+  // the first byte: most opcodes are none).
+  auto BaseIs = [&](StringRef W) {
+    return I.Opcode.starts_with(W) &&
+           (I.Opcode.size() == W.size() || I.Opcode[W.size()] == '.');
+  };
+  switch (I.Opcode[0]) {
+  case 'b':
+    if (BaseIs("bra")) {
+      I.Kind = Flow::Branch;
+      if (I.Operands.empty())
+        return errorAtLine(I.Line, I.Column,
+                           "expected a label after '" + I.Opcode + "'");
+      Branches.push_back(
+          {Index, I.operands().front(), Scope, I.Line, I.Column});
+    } else if (BaseIs("brx")) {
+      I.Kind = Flow::IndirectBranch;
+      SmallVector<StringRef, 4> Ops = I.operands();
+      Branches.push_back({Index, Ops.size() > 1 ? Ops[1] : StringRef(), Scope,
+                          I.Line, I.Column});
+    }
+    break;
+  case 'c':
+    if (BaseIs("call"))
+      I.Kind = Flow::Call;
+    break;
+  case 'r':
+    if (BaseIs("ret"))
+      I.Kind = Flow::Return;
+    break;
+  case 'e':
+    if (BaseIs("exit"))
+      I.Kind = Flow::Exit;
+    break;
+  case 't':
+    if (BaseIs("trap"))
+      I.Kind = Flow::Trap;
+    break;
   }
   return Error::success();
 }
