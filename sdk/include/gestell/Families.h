@@ -110,6 +110,10 @@ public:
   /// one line per pattern, "family isa [exclude] pattern   # source".
   std::string describe() const;
 
+  /// A hash of what classify() answers from (the family ids in order and
+  /// every rule), for caches of counts made with the table.
+  uint64_t digest() const { return Digest; }
+
 private:
   struct Rule;
   struct Cache;
@@ -117,6 +121,8 @@ private:
                llvm::StringRef Source);
   static unsigned match(llvm::ArrayRef<std::unique_ptr<Rule>> Rules, Isa I,
                         llvm::StringRef Opcode);
+  /// Sets Digest from the families and rules (the end of parse and merge).
+  void computeDigest();
 
   std::vector<Family> Families;
   std::vector<FamilyMapping> Mappings;
@@ -127,6 +133,7 @@ private:
   /// Family is the index into Mappings.
   std::vector<std::unique_ptr<Rule>> MappingRules;
   std::unique_ptr<Cache> Memo;
+  uint64_t Digest = 0;
 };
 
 } // namespace gestell

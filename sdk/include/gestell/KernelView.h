@@ -7,7 +7,9 @@
 // SASS when the bundle has none: a Triton cache keeps the cubin but no SASS.
 // With an nvdisasm (findNvdisasm) the cubin is disassembled (`nvdisasm -c
 // -gi`) into the tool's own cache directory, never into the bundle, keyed by
-// the cubin's content hash, and reused on later runs.
+// the cubin's content hash, and reused on later runs. What only counts the
+// SASS (collectKernelMetrics) keeps the counts beside the listing and reads
+// them back instead of parsing it (lib/metrics/SassCountsCache.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_KERNELVIEW_H
@@ -144,6 +146,13 @@ public:
   /// there is none): the bundle's .sass, or a file in the cache directory.
   llvm::StringRef sassPath() const { return SassPath; }
 
+  /// The file of the cache directory that sass() reads when the kernel has
+  /// no .sass of its own (made from the cubin with nvdisasm on first use,
+  /// once per view); none when it has one or none can be made (sass() then
+  /// says why). What is derived from that file alone may be cached beside
+  /// it.
+  std::optional<std::string> cachedSassPath();
+
   /// What reading the stages parsed so far had to say that is neither a
   /// finding nor an error ("file:line: note text"): a SASS listing that
   /// holds the disassembler's own warnings, which were skipped.
@@ -201,10 +210,14 @@ private:
   template <typename T, typename ParseFn>
   llvm::Expected<const T &> load(Slot<T> &S, ParseFn Parse);
   llvm::Error missing(Stage S, const llvm::Twine &Reason) const;
+  /// disassembleCubin of the kernel's cubin, run once per view.
+  llvm::Expected<std::string> disassembled();
 
   const Kernel &K;
   AnalysisOptions Opts;
   std::string SassPath;
+  std::optional<std::string> Disassembled;         ///< disassembled()'s answer,
+  std::function<llvm::Error()> DisassemblyFailure; ///< or its error
   Slot<PtxModule> Ptx;
   Slot<SassModule> Sass;
   Slot<CubinInfo> Cubin;

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <gestell_toml.h>
 
@@ -207,6 +208,7 @@ FamilyTable FamilyTable::merge(const FamilyTable &First,
       return unsigned(T.Mappings.size() - 1);
     });
   }
+  T.computeDigest();
   return T;
 }
 
@@ -405,7 +407,16 @@ Expected<FamilyTable> FamilyTable::parse(StringRef Text, StringRef SourceName,
       return E;
     T.MappingRules.push_back(std::move(R));
   }
+  T.computeDigest();
   return T;
+}
+
+void FamilyTable::computeDigest() {
+  std::string Classified;
+  for (const Family &F : Families)
+    Classified += F.Id + "\n";
+  Classified += describe();
+  Digest = xxh3_64bits(arrayRefFromStringRef(Classified));
 }
 
 } // namespace gestell

@@ -1,6 +1,7 @@
 //===- KernelMetrics.cpp - What is counted of one kernel ------------------===//
 #include "gestell/KernelMetrics.h"
 #include "gestell/StageFamilies.h"
+#include "metrics/SassCountsCache.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -69,12 +70,22 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
       Record(P.takeError());
   }
   if (Stages.Sass) {
-    if (Expected<const SassModule &> M = V.sass()) {
+    // SASS that nvdisasm made into the cache: its counts, when an earlier
+    // run of this gestell kept them beside it (metrics/SassCountsCache.h).
+    std::optional<std::string> Cached = V.cachedSassPath();
+    if (std::optional<StageCounts> Kept =
+            Cached ? readSassCounts(*Cached, Families) : std::nullopt) {
+      S.Sass = std::move(*Kept);
+      S.SassFile = *Cached;
+    } else if (Expected<const SassModule &> M = V.sass()) {
       S.Sass = &Families == &FamilyTable::active()
                    ? countInstructions(*M, V.families(*M))
                    : countInstructions(*M, Families);
       S.SassFile = V.sassPath().str();
-      for (std::string &N : V.readerNotes())
+      std::vector<std::string> Notes = V.readerNotes();
+      if (Cached && *Cached == S.SassFile && Notes.empty())
+        keepSassCounts(*Cached, Families, *S.Sass);
+      for (std::string &N : Notes)
         S.Notes.push_back(std::move(N));
     } else {
       Record(M.takeError());

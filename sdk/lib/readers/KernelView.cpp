@@ -8,8 +8,8 @@
 #include "gestell/KernelView.h"
 #include "gestell/Diagnostic.h"
 #include "gestell/Error.h"
-#include "gestell/utils/ModuleConversions.h"
 #include "gestell/StageFamilies.h"
+#include "gestell/utils/ModuleConversions.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -132,8 +132,7 @@ Expected<const SassModule &> KernelView::sass() {
     else if (std::optional<std::string> Why = sassUnavailable(K, Opts))
       return missing(Stage::SASS, *Why);
     else {
-      Expected<std::string> Made =
-          disassembleCubin(K.path(Stage::Cubin), Opts.Nvdisasm, Opts.CacheDir);
+      Expected<std::string> Made = disassembled();
       if (!Made)
         return handleErrors(Made.takeError(), [&](const MissingStage &M) {
           return missing(Stage::SASS, M.Reason); // named for this kernel
@@ -153,8 +152,7 @@ Expected<const SassModule &> KernelView::sass() {
       return E;
     if (!K.has(Stage::Cubin) || Opts.Nvdisasm.empty())
       return missing(Stage::SASS, *NoListing);
-    Expected<std::string> Made =
-        disassembleCubin(K.path(Stage::Cubin), Opts.Nvdisasm, Opts.CacheDir);
+    Expected<std::string> Made = disassembled();
     if (!Made)
       return handleErrors(Made.takeError(), [&](const MissingStage &Why) {
         return missing(Stage::SASS, *NoListing + "; " + Why.Reason);
@@ -162,6 +160,32 @@ Expected<const SassModule &> KernelView::sass() {
     SassPath = *Made;
     return parseSass(*Made);
   });
+}
+
+Expected<std::string> KernelView::disassembled() {
+  if (Disassembled)
+    return *Disassembled;
+  if (DisassemblyFailure)
+    return DisassemblyFailure();
+  Expected<std::string> Made =
+      disassembleCubin(K.path(Stage::Cubin), Opts.Nvdisasm, Opts.CacheDir);
+  if (!Made) {
+    DisassemblyFailure = replayable(Made.takeError());
+    return DisassemblyFailure();
+  }
+  Disassembled = *Made;
+  return Made;
+}
+
+std::optional<std::string> KernelView::cachedSassPath() {
+  if (K.has(Stage::SASS) || K.has(Stage::SASSAlt) || sassUnavailable(K, Opts))
+    return std::nullopt;
+  Expected<std::string> Made = disassembled();
+  if (!Made) {
+    consumeError(Made.takeError()); // sass() reports it
+    return std::nullopt;
+  }
+  return *Made;
 }
 
 Expected<const CubinInfo &> KernelView::cubin() {
@@ -209,8 +233,8 @@ std::vector<std::string> KernelView::readerNotes() const {
   std::vector<std::string> Out;
   if (const SassModule *M = Sass.Value.get(); M && M->ToolMessages)
     Out.push_back(ownPaths(M->Path) + ":" +
-                  std::to_string(M->FirstToolMessageLine) +
-                  ": " + std::to_string(M->ToolMessages) +
+                  std::to_string(M->FirstToolMessageLine) + ": " +
+                  std::to_string(M->ToolMessages) +
                   " line(s) the disassembler printed about itself were "
                   "skipped (the listing was captured with its stderr), "
                   "first: '" +
