@@ -113,6 +113,19 @@ inline std::string makeTempDir(llvm::StringRef Prefix) {
   return std::string(P);
 }
 
+/// A fresh directory for files a test makes, removed with the object
+/// (Path is "" when it could not be made).
+struct TempDir {
+  explicit TempDir(llvm::StringRef Prefix) : Path(makeTempDir(Prefix)) {}
+  ~TempDir() {
+    if (!Path.empty())
+      llvm::sys::fs::remove_directories(Path);
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  std::string Path;
+};
+
 inline bool writeFile(const std::string &Path, llvm::StringRef Data) {
   std::ofstream Out(Path, std::ios::binary);
   Out.write(Data.data(), Data.size());

@@ -9,8 +9,6 @@
 
 #include "CorpusFiles.h"
 
-#include "llvm/Support/FileSystem.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,20 +20,14 @@ namespace {
 
 class SameArtifactBytes : public ::testing::Test {
 protected:
-  void SetUp() override {
-    Dir = makeTempDir("gestell-input");
-    ASSERT_FALSE(Dir.empty());
-  }
-  void TearDown() override {
-    if (!Dir.empty())
-      llvm::sys::fs::remove_directories(Dir);
-  }
+  void SetUp() override { ASSERT_FALSE(Dir.empty()); }
   std::string file(llvm::StringRef Name, const std::string &Data) {
     std::string P = Dir + "/" + Name.str();
     EXPECT_TRUE(writeFile(P, Data));
     return P;
   }
-  std::string Dir;
+  TempDir Made{"gestell-input"};
+  const std::string &Dir = Made.Path;
   /// Three chunks and a bit (the compare reads 64 KiB of each at a time),
   /// no two chunks alike.
   std::string Big = [] {

@@ -16,9 +16,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 using namespace gestell;
 using namespace gestell::test;
 
@@ -35,33 +32,23 @@ void expectSame(const StageCounts &A, const StageCounts &B) {
   EXPECT_EQ(A.NeverExecuted, B.NeverExecuted);
 }
 
-std::string slurp(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  std::stringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
 class SassCountsCache : public ::testing::Test {
 protected:
   void SetUp() override {
-    Dir = makeTempDir("gestell-counts");
     ASSERT_FALSE(Dir.empty());
     Listing = Dir + "/0123456789abcdef.sass";
     std::string Real = std::string(GESTELL_TEST_CORPUS) +
                        "/triton-3.6.0/bundles/sm90/matmul_f16/matmul.sass";
-    ASSERT_TRUE(writeFile(Listing, slurp(Real)));
+    ASSERT_TRUE(writeFile(Listing, readFile(Real)));
     auto M = parseSass(Listing);
     ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
     Counts = countInstructions(**M, FamilyTable::builtin());
     ASSERT_GT(Counts.Instructions.Total, 0u);
     ASSERT_GT(Counts.NeverExecuted + Counts.Loops, 0u);
   }
-  void TearDown() override {
-    if (!Dir.empty())
-      llvm::sys::fs::remove_directories(Dir);
-  }
-  std::string Dir, Listing;
+  TempDir Made{"gestell-counts"};
+  const std::string &Dir = Made.Path;
+  std::string Listing;
   StageCounts Counts;
 };
 
@@ -99,7 +86,7 @@ TEST_F(SassCountsCache, AFileNotAsWrittenIsNoCounts) {
   const FamilyTable &T = FamilyTable::builtin();
   keepSassCounts(Listing, T, Counts);
   std::string Path = sassCountsPath(Listing, T);
-  const std::string Good = slurp(Path);
+  const std::string Good = readFile(Path);
   ASSERT_FALSE(Good.empty());
   auto With = [&](std::string Text) {
     EXPECT_TRUE(writeFile(Path, Text));
