@@ -19,9 +19,9 @@
 #   nvcache  the same bundles with no SASS at all, as a Triton cache holds
 #            them, read without nvdisasm and with a stand-in nvdisasm (it
 #            prints the corpus's own .sass) whose output gestell caches:
-#            with the listings alone (the cache made read-only, so no counts
-#            are kept and each run parses them), and with the counts gestell
-#            keeps beside them (a counting run parses nothing);
+#            with the listings alone (no counts can be kept, so each run
+#            parses them), and with the counts gestell keeps beside them (a
+#            counting run parses nothing);
 #   realworld tests/corpus/realworld: real Triton 3.6.0 caches of Triton's
 #            tutorials and Gluon examples (sm90 and sm100, nvdisasm SASS
 #            beside every cubin), which nobody on the team wrote.
@@ -406,12 +406,13 @@ row nv.grep "(a) grep -rcE, every file"
 measure nv.none 1 env PATH="$tmp/nobin:/usr/bin:/bin" "$gestell" stats @J "$tmp/nvcache"
 row nv.none "gestell stats, no nvdisasm (no SASS read)"
 "$gestell" stats --nvdisasm="$tmp/bin/nvdisasm" "$tmp/nvcache" >/dev/null 2>&1 || true # fills the cache
-# The listings alone: no counts, and none can be written.
-find "$XDG_CACHE_HOME/gestell" -name '*.counts' -delete
-find "$XDG_CACHE_HOME/gestell/sass" -type d -exec chmod a-w {} +
+# The listings alone: each counts file gestell kept is replaced by a folder
+# of its name, where no counts can be read or written (as root too).
+find "$XDG_CACHE_HOME/gestell" -name '*.counts' -type f \
+  -exec sh -c 'for f; do rm "$f" && mkdir "$f"; done' sh {} +
 measure nv.listing 1 "$gestell" stats @J --nvdisasm="$tmp/bin/nvdisasm" "$tmp/nvcache"
 row nv.listing "gestell stats, warm SASS cache, listings only (parses them)"
-find "$XDG_CACHE_HOME/gestell/sass" -type d -exec chmod u+w {} +
+find "$XDG_CACHE_HOME/gestell" -name '*.counts' -type d -exec rmdir {} +
 "$gestell" stats --nvdisasm="$tmp/bin/nvdisasm" "$tmp/nvcache" >/dev/null 2>&1 || true # keeps the counts
 measure nv.warm 1 "$gestell" stats @J --nvdisasm="$tmp/bin/nvdisasm" "$tmp/nvcache"
 row nv.warm "gestell stats, warm SASS cache with its counts (parses no SASS)"
