@@ -1,5 +1,4 @@
-//===- SassCountsCache.cpp - SASS counts kept beside the cached SASS
-//-------===//
+//===- SassCountsCache.cpp - SASS counts kept beside cached SASS ----------===//
 //
 // The file, text, one item a line:
 //
@@ -23,9 +22,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -136,11 +133,11 @@ std::string sassCountsPath(StringRef SassPath, const FamilyTable &T) {
 std::optional<StageCounts> readSassCounts(StringRef SassPath,
                                           const FamilyTable &T) {
   std::string Path = sassCountsPath(SassPath, T);
-  if (Path.empty() || !sys::fs::exists(Path))
+  if (Path.empty())
     return std::nullopt;
   Expected<std::unique_ptr<MemoryBuffer>> Buf =
       openArtifact(Path, Content::Text);
-  if (!Buf) {
+  if (!Buf) { // none kept yet, mostly
     consumeError(Buf.takeError());
     return std::nullopt;
   }
@@ -194,42 +191,27 @@ void keepSassCounts(StringRef SassPath, const FamilyTable &T,
   if (Path.empty() || C.Of != Isa::SASS ||
       C.Families.size() != T.families().size())
     return;
-  std::string Text;
-  raw_string_ostream OS(Text);
-  auto Pair = [&](const Count &N) { OS << N.Total << ' ' << N.InLoops; };
-  OS << Magic << "\nfunctions " << C.Functions << "\nloops " << C.Loops
-     << "\nnever " << C.NeverExecuted << "\ninstructions ";
-  Pair(C.Instructions);
-  OS << "\nother ";
-  Pair(C.Other);
-  OS << "\nfamilies " << C.Families.size() << '\n';
-  for (const Count &F : C.Families) {
-    Pair(F);
-    OS << '\n';
-  }
-  OS << "opcodes " << C.Opcodes.size() << '\n';
-  for (OpcodeCount O : C.Opcodes) {
-    Pair(O.N);
-    OS << ' ' << O.Opcode << '\n';
-  }
-  OS << "end\n";
-
-  int FD;
-  SmallString<256> Tmp;
-  if (sys::fs::createUniqueFile(Path + "-%%%%%%%%.tmp", FD, Tmp))
-    return;
-  {
-    raw_fd_ostream Out(FD, /*shouldClose=*/true);
-    Out << Text;
-    Out.close();
-    if (Out.has_error()) {
-      Out.clear_error();
-      sys::fs::remove(Tmp);
-      return;
+  Error E = writeToOutput(Path, [&](raw_ostream &OS) {
+    auto Pair = [&](const Count &N) { OS << N.Total << ' ' << N.InLoops; };
+    OS << Magic << "\nfunctions " << C.Functions << "\nloops " << C.Loops
+       << "\nnever " << C.NeverExecuted << "\ninstructions ";
+    Pair(C.Instructions);
+    OS << "\nother ";
+    Pair(C.Other);
+    OS << "\nfamilies " << C.Families.size() << '\n';
+    for (const Count &F : C.Families) {
+      Pair(F);
+      OS << '\n';
     }
-  }
-  if (sys::fs::rename(Tmp, Path))
-    sys::fs::remove(Tmp);
+    OS << "opcodes " << C.Opcodes.size() << '\n';
+    for (OpcodeCount O : C.Opcodes) {
+      Pair(O.N);
+      OS << ' ' << O.Opcode << '\n';
+    }
+    OS << "end\n";
+    return Error::success();
+  });
+  consumeError(std::move(E)); // not kept: the next run parses again
 }
 
 } // namespace gestell

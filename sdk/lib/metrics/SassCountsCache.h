@@ -1,5 +1,4 @@
-//===- SassCountsCache.h - SASS counts kept beside the cached SASS
-//---------===//
+//===- SassCountsCache.h - SASS counts kept beside cached SASS ------------===//
 //
 // Internal to the SDK. A SASS listing that nvdisasm made into the tool's
 // cache directory is a function of the cubin's bytes, and its counts are a
@@ -36,8 +35,9 @@ std::optional<StageCounts> readSassCounts(llvm::StringRef SassPath,
                                           const FamilyTable &T);
 
 /// Keeps C, the counts of the listing SassPath for table T, for later runs:
-/// written whole under a temporary name and renamed into place. A failure
-/// to write is ignored (the cache only saves work).
+/// written whole under a temporary name and renamed into place
+/// (llvm::writeToOutput). A failure to write is ignored (the cache only
+/// saves work).
 void keepSassCounts(llvm::StringRef SassPath, const FamilyTable &T,
                     const StageCounts &C);
 

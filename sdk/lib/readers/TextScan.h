@@ -30,8 +30,15 @@ namespace scan {
 llvm::Error checkText(llvm::StringRef Buffer, llvm::StringRef Path,
                       char Counted, size_t &Count);
 
-inline bool isBlank(char C) { return C == ' ' || C == '\t' || C == '\r'; }
-inline bool isSpace(char C) { return isBlank(C) || C == '\n'; }
+// Most bytes asked about are not: one compare says so for all of them.
+inline bool isBlank(char C) {
+  return static_cast<unsigned char>(C) <= ' ' &&
+         (C == ' ' || C == '\t' || C == '\r');
+}
+inline bool isSpace(char C) {
+  return static_cast<unsigned char>(C) <= ' ' &&
+         (C == ' ' || C == '\t' || C == '\r' || C == '\n');
+}
 inline bool isDigit(char C) { return C >= '0' && C <= '9'; }
 inline bool isAlpha(char C) {
   return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z');
@@ -83,7 +90,7 @@ inline unsigned matchAnyOf3(__m128i V, __m128i A, __m128i B, __m128i C) {
 
 /// First byte in [P, End) that is a blank, a newline, ';' or '{': where a
 /// PTX opcode ends. Colon tells whether a ':' comes before it (a label's,
-/// or an opcode's "::"). Sixteen bytes at a time with SSE2, else eight.
+/// or an opcode's "::"). Sixteen bytes at a time with SSE2, else one.
 inline const char *findOpcodeEnd(const char *P, const char *End, bool &Colon) {
 #if defined(__SSE2__)
   const __m128i Space = _mm_set1_epi8(0x20), Semi = _mm_set1_epi8(';'),

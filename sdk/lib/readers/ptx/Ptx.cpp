@@ -64,26 +64,17 @@ size_t PtxModule::instructionCount() const {
 
 namespace {
 
-/// Byte classes by table, asked of every statement's first bytes: label
-/// characters (PTX identifiers without '%', which labels never use), and
-/// the blanks and newline that come before a statement.
-enum : uint8_t { LabelClass = 1, BlankClass = 2, NewlineClass = 4 };
-constexpr uint8_t SpaceClass = BlankClass | NewlineClass;
-constexpr std::array<uint8_t, 256> CharClass = [] {
-  std::array<uint8_t, 256> T{};
-  for (unsigned C = 0; C < 256; ++C) {
-    if ((C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') ||
-        (C >= '0' && C <= '9') || C == '_' || C == '$')
-      T[C] = LabelClass;
-    else if (C == ' ' || C == '\t' || C == '\r')
-      T[C] = BlankClass;
-    else if (C == '\n')
-      T[C] = NewlineClass;
-  }
+/// Label characters (PTX identifiers without '%', which labels never use),
+/// by table: the scanner asks for every statement's first word.
+constexpr std::array<bool, 256> LabelChars = [] {
+  std::array<bool, 256> T{};
+  for (unsigned C = 0; C < 256; ++C)
+    T[C] = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') ||
+           (C >= '0' && C <= '9') || C == '_' || C == '$';
   return T;
 }();
 inline bool isLabelChar(char C) {
-  return CharClass[static_cast<unsigned char>(C)] & LabelClass;
+  return LabelChars[static_cast<unsigned char>(C)];
 }
 
 /// Whether [P, End) starts with the literal S (its length a constant: the
@@ -162,8 +153,7 @@ private:
     LineStart = ++Cur;
   }
 
-  /// Skips blanks and newlines (one table read a byte: every statement
-  /// starts after some).
+  /// Skips blanks and newlines.
   void skipSpace() {
     const char *P = Cur;
     // Between LLVM's statements: a line end and one tab, in one compare.
@@ -172,13 +162,11 @@ private:
       LineStart = P + 1;
       P += 2;
     }
-    for (uint8_t K; P < End && (K = CharClass[uint8_t(*P)]) & SpaceClass;) {
-      if (K & NewlineClass) {
+    for (; P < End && isSpace(*P); ++P)
+      if (*P == '\n') {
         ++Line;
         LineStart = P + 1;
       }
-      ++P;
-    }
     Cur = P;
   }
   void skipBlanks() {
@@ -410,7 +398,6 @@ Error PtxScanner::parseFile() {
   return Error::success();
 }
 
-/// `.loc F L C [, function_name X] [, inlined_at F L C]  // comment`.
 /// "F L C" at P, blanks before each number skipped, into Out; P is left
 /// after them. False when a number is missing.
 static bool parseLocTriple(const char *&P, const char *LE, DebugLoc &Out) {
@@ -423,6 +410,7 @@ static bool parseLocTriple(const char *&P, const char *LE, DebugLoc &Out) {
   return true;
 }
 
+/// `.loc F L C [, function_name X] [, inlined_at F L C]  // comment`.
 Error PtxScanner::parseLoc() {
   PtxLocDirective D;
   D.Line = Line;
@@ -730,24 +718,24 @@ Error PtxScanner::functionBody(PtxFunction &F) {
         After = OpEnd;
         while (After < End && isBlank(*After))
           ++After;
-        const char *P = Cur, *Q = nullptr;
         if (Colon || (After < End && *After == ':')) {
+          const char *P = Cur;
           while (P < End && isLabelChar(*P))
             ++P;
-          Q = P;
+          const char *Q = P;
           while (Q < End && isBlank(*Q))
             ++Q;
-        }
-        if (Q && Q < End && *Q == ':' && !(Q + 1 < End && Q[1] == ':')) {
-          PtxLabel L;
-          L.Name = StringRef(Cur, P - Cur);
-          L.Instruction = Insts.size();
-          L.Line = Line;
-          L.Scope = Scopes.back();
-          Labels.push_back(L);
-          Cur = Q + 1;
-          LastWasLabel = true;
-          continue;
+          if (Q < End && *Q == ':' && !(Q + 1 < End && Q[1] == ':')) {
+            PtxLabel L;
+            L.Name = StringRef(Cur, P - Cur);
+            L.Instruction = Insts.size();
+            L.Line = Line;
+            L.Scope = Scopes.back();
+            Labels.push_back(L);
+            Cur = Q + 1;
+            LastWasLabel = true;
+            continue;
+          }
         }
       }
       if (Error E = instruction(Start, Scopes.back(), OpEnd, After))
@@ -881,13 +869,7 @@ Error PtxScanner::instruction(const char *Start, uint32_t Scope,
   Expected<StringRef> Tail = statementTail(Op);
   if (!Tail)
     return Tail.takeError();
-  // Trimmed by the byte table: a blank or two lead, none trail, mostly.
-  const char *OB = Tail->begin(), *OE = Tail->end();
-  while (OB < OE && CharClass[uint8_t(*OB)] & SpaceClass)
-    ++OB;
-  while (OE > OB && CharClass[uint8_t(OE[-1])] & SpaceClass)
-    --OE;
-  I.Operands = StringRef(OB, OE - OB);
+  I.Operands = trim(Tail->begin(), Tail->end());
 
   // A transfer of control, by the opcode up to its first '.' (asked by
   // the first byte: most opcodes are none).
