@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/Sass.h"
-#include "gestell/Ptx.h"
 #include "gestell/KernelView.h"
+#include "gestell/Ptx.h"
 
 #include "CorpusFiles.h"
 #include "ParserTestUtil.h"
@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <regex>
 #include <set>
 
@@ -248,8 +249,7 @@ TEST(SassTriton, MalformedListingsAreLocatedErrors) {
   // A truncated instruction (no ';').
   auto B = Parse("Function:k\n--:-:-:Y:4\tIADD3 R0, R1\n");
   ASSERT_FALSE(B);
-  EXPECT_NE(llvm::toString(B.takeError()).find("k.sass:2:"),
-            std::string::npos);
+  EXPECT_NE(llvm::toString(B.takeError()).find("k.sass:2:"), std::string::npos);
   // A branch to a label that is not there: kept, with no target.
   auto C = Parse("Function:k\n--:-:-:Y:4\tBRA LBB7;\n--:-:-:Y:4\tEXIT;\n");
   ASSERT_TRUE(!!C) << llvm::toString(C.takeError());
@@ -515,6 +515,96 @@ TEST(Sass, SchedulingAnnotationsAreSplitOff) {
   EXPECT_EQ((*M)->Target, "sm_120a");
 }
 
+/// An instruction line's parts as the byte loops the scanner replaced
+/// found them: opcode to the first blank or ';', operands to the ';' less
+/// a trailing run of tokens that start with '&' or '?', and the first
+/// "`(...)" of the operands.
+struct LineParts {
+  std::string Opcode, Operands, Schedule, CodeOperand;
+};
+LineParts partsByBytes(StringRef Text) {
+  auto IsBlank = [](char C) { return C == ' ' || C == '\t' || C == '\r'; };
+  LineParts R;
+  size_t Op = Text.find_first_not_of(" \t\r");
+  size_t OpEnd = Op;
+  while (OpEnd < Text.size() && !IsBlank(Text[OpEnd]) && Text[OpEnd] != ';')
+    ++OpEnd;
+  R.Opcode = Text.slice(Op, OpEnd).str();
+  StringRef Rest = Text.slice(OpEnd, Text.find(';'));
+  StringRef Ops = Rest;
+  for (;;) { // annotations: trailing tokens starting with '&' or '?'
+    StringRef T = Ops.rtrim(" \t\r");
+    size_t B = T.find_last_of(" \t\r");
+    StringRef Tok = B == StringRef::npos ? T : T.drop_front(B + 1);
+    if (Tok.empty() || Tok.size() == T.size() ||
+        (Tok[0] != '&' && Tok[0] != '?'))
+      break;
+    Ops = T.drop_back(Tok.size());
+  }
+  R.Operands = Ops.trim().str();
+  if (Ops.size() != Rest.size())
+    R.Schedule = Rest.drop_front(Ops.size()).trim().str();
+  StringRef O(R.Operands);
+  size_t Tick = O.find('`');
+  if (Tick != StringRef::npos) {
+    StringRef T = O.drop_front(Tick);
+    size_t Close = T.find(')');
+    if (T.size() > 2 && T[1] == '(' && Close != StringRef::npos)
+      R.CodeOperand = T.take_front(Close + 1).str();
+  }
+  return R;
+}
+
+TEST(Sass, InstructionScanAgreesWithByteLoopsOnRandomLines) {
+  // Lines of every length, so that the ';' falls in each of the sixteen
+  // bytes a scan turn reads, and the marks ('`', '&', '?') before, at and
+  // after it.
+  std::mt19937 Rng(7);
+  const std::string Common = "RUPZ0123456789x.,[]+-_ ";
+  const std::string Rare = "`(&?;\t";
+  std::string Text = ".section .text.k\n";
+  std::vector<std::string> Bodies;
+  for (int N = 0; N < 3000; ++N) {
+    std::string Body = std::string("IMAD.MOV") + (Rng() % 3 ? ".U32" : "");
+    if (Rng() % 4 == 0)
+      Body = "BRA";
+    const char *InOpcode[] = {"`", "&", "?", "`(", "`(x)"};
+    if (Rng() % 4 == 0) // marks in the opcode are not the operands'
+      Body += InOpcode[Rng() % 5];
+    Body += ' ';
+    for (size_t K = Rng() % 48; K; --K)
+      Body +=
+          Rng() % 8 ? Common[Rng() % Common.size()] : Rare[Rng() % Rare.size()];
+    if (Rng() % 3 == 0)
+      Body += " `(.L_x_" + std::to_string(N) + ")";
+    if (Rng() % 3 == 0)
+      Body += " &wr=0x" + std::to_string(N % 7) + " ?trans1";
+    Body += Rng() % 2 ? " ;" : ";";
+    Bodies.push_back(Body);
+    if (Rng() % 4 == 0) // after the ';': not the instruction's
+      Body += " /* `(y) &z ?w ; */";
+    char Address[32];
+    std::snprintf(Address, sizeof Address, "        /*%04x*/ ", N * 16);
+    Text += Address + std::string(Rng() % 20, ' ') + Body + "\n";
+  }
+  auto M =
+      parseSass(llvm::MemoryBuffer::getMemBuffer(Text, "t", false), "t.sass");
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  const SassFunction &F = (*M)->Functions[0];
+  ASSERT_EQ(F.Instructions.size(), Bodies.size());
+  for (size_t N = 0; N < Bodies.size(); ++N) {
+    LineParts Want = partsByBytes(Bodies[N]);
+    const SassInstruction &I = F.Instructions[N];
+    ASSERT_EQ(I.Opcode, Want.Opcode) << Bodies[N];
+    ASSERT_EQ(I.Operands, Want.Operands) << Bodies[N];
+    ASSERT_EQ(I.Schedule, Want.Schedule) << Bodies[N];
+    ASSERT_EQ(I.CodeOperand.str(), Want.CodeOperand) << Bodies[N];
+    ASSERT_EQ(I.Kind,
+              StringRef(Want.Opcode) == "BRA" ? Flow::Branch : Flow::None)
+        << Bodies[N];
+  }
+}
+
 TEST(Sass, InlinedAtChainsAreKept) {
   // nvdisasm -gi prints one line per frame, innermost first. Rewrite a real
   // listing's line info into such a chain.
@@ -689,13 +779,16 @@ TEST(SassCapture, DisassemblerMessagesAreSkippedAndCounted) {
   // A real listing and the real stderr nvdisasm printed for it (CUDA 13's
   // nvdisasm on a cubin of Triton's ptxas), as `2>&1` captures them: the
   // messages first (stderr is unbuffered) or last.
-  std::string Dir = realworld("device/sm90-inductor-assert/triton-cache/"
-                              "K4Y2VMH4LXW4UAOHMTD4SG6ZQVH6VT2FD4JPCM2UR7M43PRRJLKQ/");
-  std::string Listing = readFile(Dir + "triton_poi_fused_add_index_mul_sin_0.sass");
+  std::string Dir =
+      realworld("device/sm90-inductor-assert/triton-cache/"
+                "K4Y2VMH4LXW4UAOHMTD4SG6ZQVH6VT2FD4JPCM2UR7M43PRRJLKQ/");
+  std::string Listing =
+      readFile(Dir + "triton_poi_fused_add_index_mul_sin_0.sass");
   std::string Err =
       readFile(Dir + "triton_poi_fused_add_index_mul_sin_0.nvdisasm.err");
   ASSERT_NE(Err.find("nvdisasm warning : "), std::string::npos);
-  auto Plain = parseSass(llvm::MemoryBuffer::getMemBufferCopy(Listing), "k.sass");
+  auto Plain =
+      parseSass(llvm::MemoryBuffer::getMemBufferCopy(Listing), "k.sass");
   ASSERT_TRUE(bool(Plain)) << llvm::toString(Plain.takeError());
   EXPECT_EQ((*Plain)->ToolMessages, 0u);
   for (const std::string &Text : {Listing + Err, Err + Listing}) {
@@ -707,9 +800,10 @@ TEST(SassCapture, DisassemblerMessagesAreSkippedAndCounted) {
               "nvdisasm warning : ");
   }
   // An error of the disassembler is a located error, not a short listing.
-  auto E = parseSass(llvm::MemoryBuffer::getMemBufferCopy(
-                         Listing + "nvdisasm fatal   : Memory allocation failure\n"),
-                     "k.sass");
+  auto E =
+      parseSass(llvm::MemoryBuffer::getMemBufferCopy(
+                    Listing + "nvdisasm fatal   : Memory allocation failure\n"),
+                "k.sass");
   ASSERT_FALSE(bool(E));
   std::string Msg = llvm::toString(E.takeError());
   EXPECT_NE(Msg.find("k.sass:"), std::string::npos) << Msg;
@@ -753,8 +847,7 @@ TEST(SassCapture, OnlyTheDisassemblersErrorIsNoListing) {
                            "nvdisasm fatal : x\nsomething else\n"}) {
     auto N = parseSass(llvm::MemoryBuffer::getMemBufferCopy(Text), "k.sass");
     ASSERT_FALSE(bool(N));
-    EXPECT_NE(llvm::toString(N.takeError()).find("not SASS"),
-              std::string::npos)
+    EXPECT_NE(llvm::toString(N.takeError()).find("not SASS"), std::string::npos)
         << Text;
   }
 }
@@ -764,8 +857,10 @@ TEST(SassCapture, TritonParseRenderingIsTheSameProgram) {
   // of two real cubins (made on the device, tools: see the corpus README):
   // the same program as that nvdisasm output and as the cache's own
   // `nvdisasm -c -gi` listing of the same cubin.
-  std::string TP = std::string(GESTELL_TEST_CORPUS) + "/sass-renderings/tritonparse/";
-  for (const char *Name : {"triton_poi_fused_add_index_mul_sin_0", "matmul_kernel"}) {
+  std::string TP =
+      std::string(GESTELL_TEST_CORPUS) + "/sass-renderings/tritonparse/";
+  for (const char *Name :
+       {"triton_poi_fused_add_index_mul_sin_0", "matmul_kernel"}) {
     SCOPED_TRACE(Name);
     auto T = parseOrFail(TP + Name + ".tritonparse.sass");
     auto N = parseOrFail(TP + Name + ".nvdisasm-gp.sass");
@@ -783,11 +878,12 @@ TEST(SassCapture, TritonParseRenderingIsTheSameProgram) {
       EXPECT_NE(F.File, ".nv_debug_ptx_txt");
     EXPECT_FALSE(T->Frames.empty());
   }
-  auto C = parseOrFail(realworld(
-      "device/sm90-inductor-assert/triton-cache/"
-      "K4Y2VMH4LXW4UAOHMTD4SG6ZQVH6VT2FD4JPCM2UR7M43PRRJLKQ/"
-      "triton_poi_fused_add_index_mul_sin_0.sass"));
-  auto T = parseOrFail(TP + "triton_poi_fused_add_index_mul_sin_0.tritonparse.sass");
+  auto C = parseOrFail(
+      realworld("device/sm90-inductor-assert/triton-cache/"
+                "K4Y2VMH4LXW4UAOHMTD4SG6ZQVH6VT2FD4JPCM2UR7M43PRRJLKQ/"
+                "triton_poi_fused_add_index_mul_sin_0.sass"));
+  auto T =
+      parseOrFail(TP + "triton_poi_fused_add_index_mul_sin_0.tritonparse.sass");
   ASSERT_TRUE(C && T);
   T->Target = C->Target;
   expectSameProgram(*C, *T);

@@ -106,6 +106,11 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
       ASSERT_EQ(scan::findStatementBreak(B + From, E) - B,
                 statementBreakByBytes(B + From, E) - B)
           << Text << " from " << From;
+      const char *Blank = B + From;
+      while (Blank < E && (*Blank == ' ' || *Blank == '\t' || *Blank == '\r'))
+        ++Blank;
+      ASSERT_EQ(scan::skipBlanks(B + From, E), Blank)
+          << Text << " from " << From;
       // The TTGIR lexer's string scan: to a quote, a backslash or a line end.
       const char *Q = B + From;
       while (Q < E && *Q != '"' && *Q != '\\' && *Q != '\n')
@@ -128,6 +133,29 @@ TEST(TextScan, PtxScannersStopWhereAByteLoopStops) {
       ASSERT_EQ(Lines, LinesByBytes) << Text << " from " << From;
       ASSERT_EQ(Start, StartByBytes) << Text << " from " << From;
     }
+  }
+}
+
+TEST(TextScan, BlankRunsAndHexDigits) {
+  // Runs of blanks longer than a scan turn, ending at every offset.
+  const char Blanks[] = {' ', '\t', '\r'};
+  for (size_t N = 0; N <= 40; ++N)
+    for (char Stop : {'x', '\n', ';'}) {
+      std::string Text;
+      for (size_t K = 0; K < N; ++K)
+        Text += Blanks[K % 3 == 2 ? (K / 3) % 3 : 0];
+      Text += Stop;
+      const char *B = Text.data(), *E = B + Text.size();
+      for (size_t From = 0; From <= N; ++From)
+        ASSERT_EQ(scan::skipBlanks(B + From, E), B + N) << N << " " << From;
+      ASSERT_EQ(scan::skipBlanks(B, B + N), B + N) << N; // to the end
+    }
+  for (unsigned C = 0; C < 256; ++C) {
+    int Want = C >= '0' && C <= '9'   ? int(C - '0')
+               : C >= 'a' && C <= 'f' ? int(C - 'a' + 10)
+               : C >= 'A' && C <= 'F' ? int(C - 'A' + 10)
+                                      : -1;
+    ASSERT_EQ(scan::hexValue(char(C)), Want) << C;
   }
 }
 
