@@ -9,8 +9,10 @@
 #include "gestell/Check.h"
 #include "gestell/CheckRegistry.h"
 #include "gestell/Diagnostic.h"
-#include "gestell/utils/Locate.h"
 #include "gestell/Options.h"
+#include "gestell/utils/Locate.h"
+
+#include "CorpusFiles.h"
 
 #include <gtest/gtest.h>
 
@@ -292,6 +294,39 @@ TEST(CheckLocations, PythonSourceIsPythonOnly) {
   EXPECT_FALSE(pythonSource(M, I).has_value());
   I.Loc = {1, 47, 5};
   EXPECT_TRUE(pythonSource(M, I).has_value());
+}
+
+// pythonLine is pythonSource's file and line, without the DiagLoc: on every
+// instruction and op of real listings with line info (inlined frames
+// included) and of their TTGIR.
+TEST(CheckLocations, PythonLineIsPythonSourcesFileAndLine) {
+  size_t Compared = 0, WithLine = 0;
+  auto Same = [&](const std::optional<PythonLine> &L,
+                  const std::optional<DiagLoc> &D) {
+    ++Compared;
+    if (!D)
+      return !L;
+    WithLine += bool(L);
+    return L && L->File == D->File && L->Line == D->Line;
+  };
+  for (const char *Dir :
+       {"sm100/attn_fwd_d128/attn_fwd", "sm100/matmul_f16/matmul"}) {
+    std::string Base =
+        gestell::test::corpusRoot() + "/triton-3.6.0/bundles/" + Dir;
+    Expected<std::unique_ptr<SassModule>> S = parseSass(Base + ".sass");
+    ASSERT_TRUE(bool(S)) << toString(S.takeError());
+    for (const SassFunction &F : (*S)->Functions)
+      for (const SassInstruction &I : F.Instructions)
+        ASSERT_TRUE(Same(pythonLine(**S, I), pythonSource(**S, I)))
+            << Base << " line " << I.Line;
+    Expected<std::unique_ptr<TtgirModule>> T = parseTtgir(Base + ".ttgir");
+    ASSERT_TRUE(bool(T)) << toString(T.takeError());
+    for (const Operation *Op : (*T)->ops())
+      ASSERT_TRUE(Same(pythonLine(**T, *Op), pythonSource(**T, *Op)))
+          << Base << " line " << Op->Line;
+  }
+  EXPECT_GT(WithLine, 1000u); // most have a Python line
+  EXPECT_GT(Compared, WithLine);
 }
 
 } // namespace

@@ -3,14 +3,13 @@
 
 #include "gestell/utils/Locate.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <optional>
-#include <set>
-#include <string>
-#include <utility>
 
 using namespace llvm;
 
@@ -52,25 +51,30 @@ uint32_t outermostLoopOf(const ControlFlow &CF, uint32_t Inst) {
 }
 
 std::vector<uint32_t> loopInstructions(const ControlFlow &CF, uint32_t Loop) {
+  // Blocks hold disjoint runs of instructions: in block order, the runs
+  // are already sorted.
+  SmallVector<uint32_t, 16> Blocks(CF.Loops[Loop].Blocks.begin(),
+                                   CF.Loops[Loop].Blocks.end());
+  llvm::sort(Blocks, [&](uint32_t A, uint32_t B) {
+    return CF.Blocks[A].Begin < CF.Blocks[B].Begin;
+  });
   std::vector<uint32_t> Out;
-  for (uint32_t B : CF.Loops[Loop].Blocks)
+  for (uint32_t B : Blocks)
     for (uint32_t I = CF.Blocks[B].Begin; I < CF.Blocks[B].End; ++I)
       Out.push_back(I);
-  llvm::sort(Out);
   return Out;
 }
 
 namespace {
-using PyLine = std::pair<std::string, uint32_t>;
-
-/// The scf.for of Ttgir whose body holds the most of Lines (the innermost
-/// on a tie), or null. Each op's Python line is resolved once (ops share
-/// locations), only for an op inside an scf.for, and counts for every
-/// scf.for around it.
+/// The scf.for of Ttgir whose body holds the most of Lines (sorted, each
+/// once; the innermost loop on a tie), or null. Each op's Python line is
+/// resolved once (ops share locations), only for an op inside an scf.for,
+/// and counts for every scf.for around it: a loop keeps the lines it holds
+/// as bits, by their place in Lines.
 const Operation *loopHolding(const TtgirModule &Ttgir,
-                             const std::set<PyLine> &Lines) {
-  DenseMap<const Location *, std::optional<PyLine>> ByLoc;
-  DenseMap<const Operation *, std::set<PyLine>> Bodies;
+                             ArrayRef<PythonLine> Lines) {
+  DenseMap<const Location *, int> ByLoc; // index into Lines, -1: none
+  DenseMap<const Operation *, BitVector> Bodies;
   for (const Operation *Op : Ttgir.ops()) {
     // Only an op inside an scf.for counts: its Python line (the costly
     // part) is not resolved for the others.
@@ -79,16 +83,22 @@ const Operation *loopHolding(const TtgirModule &Ttgir,
       Loop = Loop->parentOp();
     if (!Loop)
       continue;
-    auto [It, New] = ByLoc.try_emplace(aliasTarget(Op->Loc));
+    auto [It, New] = ByLoc.try_emplace(aliasTarget(Op->Loc), -1);
     if (New)
-      if (std::optional<DiagLoc> D = pythonSource(Ttgir, *Op);
-          D && Lines.count({D->File, D->Line}))
-        It->second = PyLine{D->File, D->Line};
-    if (!It->second)
+      if (std::optional<PythonLine> L = pythonLine(Ttgir, *Op)) {
+        const PythonLine *At = llvm::lower_bound(Lines, *L);
+        if (At != Lines.end() && *At == *L)
+          It->second = At - Lines.begin();
+      }
+    if (It->second < 0)
       continue;
     for (const Operation *P = Loop; P; P = P->parentOp())
-      if (P->Name == "scf.for")
-        Bodies[P].insert(*It->second);
+      if (P->Name == "scf.for") {
+        BitVector &Held = Bodies[P];
+        if (Held.empty())
+          Held.resize(Lines.size());
+        Held.set(It->second);
+      }
   }
   const Operation *Best = nullptr;
   size_t BestShared = 0;
@@ -96,9 +106,9 @@ const Operation *loopHolding(const TtgirModule &Ttgir,
   // so ">=" prefers the innermost on a tie.
   for (const Operation *Op : Ttgir.ops())
     if (auto It = Bodies.find(Op);
-        It != Bodies.end() && It->second.size() >= BestShared) {
+        It != Bodies.end() && It->second.count() >= BestShared) {
       Best = Op;
-      BestShared = It->second.size();
+      BestShared = It->second.count();
     }
   return Best;
 }
@@ -113,12 +123,14 @@ std::optional<DiagLoc> loopSource(const SassModule &M, const SassFunction &F,
   if (Ttgir) {
     // An instruction's Python line depends only on its line-info frame,
     // which runs of instructions share: each frame is resolved once.
-    std::set<PyLine> Lines;
+    std::vector<PythonLine> Lines;
     DenseSet<uint32_t> Frames;
     for (uint32_t I : Insts)
       if (Frames.insert(F.Instructions[I].Frame).second)
-        if (std::optional<DiagLoc> L = pythonSource(M, F.Instructions[I]))
-          Lines.insert({L->File, L->Line});
+        if (std::optional<PythonLine> L = pythonLine(M, F.Instructions[I]))
+          Lines.push_back(*L);
+    llvm::sort(Lines);
+    Lines.erase(std::unique(Lines.begin(), Lines.end()), Lines.end());
     if (const Operation *Best = loopHolding(*Ttgir, Lines))
       if (std::optional<DiagLoc> L = pythonSource(*Ttgir, *Best))
         return L;

@@ -52,15 +52,30 @@ std::optional<DiagLoc> pythonSource(const PtxModule &M,
   return fromFrames(F);
 }
 
-std::optional<DiagLoc> pythonSource(const SassModule &M,
-                                    const SassInstruction &I) {
-  SmallVector<SourceFrameRef, 4> Frames;
-  // Innermost frame first, then the frames it was inlined into. The guard
-  // keeps a malformed chain from looping.
+namespace {
+/// I's line-info frames, innermost first, then the frames it was inlined
+/// into. The guard keeps a malformed chain from looping.
+void sassFrames(const SassModule &M, const SassInstruction &I,
+                SmallVectorImpl<SourceFrameRef> &Frames) {
   for (uint32_t F = I.Frame;
        F != NoIndex && F < M.Frames.size() && Frames.size() <= M.Frames.size();
        F = M.Frames[F].InlinedAt)
     Frames.push_back({M.Frames[F].File, M.Frames[F].Line, 0, ""});
+}
+
+/// fromFrames' file and line, without making the DiagLoc.
+std::optional<PythonLine> lineOfFrames(ArrayRef<SourceFrameRef> Frames) {
+  const SourceFrameRef *F = userFrame(Frames);
+  if (!F || !isPythonLine(*F))
+    return std::nullopt;
+  return PythonLine{F->File, F->Line};
+}
+} // namespace
+
+std::optional<DiagLoc> pythonSource(const SassModule &M,
+                                    const SassInstruction &I) {
+  SmallVector<SourceFrameRef, 4> Frames;
+  sassFrames(M, I, Frames);
   return fromFrames(Frames);
 }
 
@@ -68,6 +83,20 @@ std::optional<DiagLoc> pythonSource(const TtgirModule &M, const Operation &Op) {
   SmallVector<SourceFrameRef, 4> Frames;
   resolveLocationFrames(Op.Loc, Frames);
   return fromFrames(Frames);
+}
+
+std::optional<PythonLine> pythonLine(const SassModule &M,
+                                     const SassInstruction &I) {
+  SmallVector<SourceFrameRef, 4> Frames;
+  sassFrames(M, I, Frames);
+  return lineOfFrames(Frames);
+}
+
+std::optional<PythonLine> pythonLine(const TtgirModule &M,
+                                     const Operation &Op) {
+  SmallVector<SourceFrameRef, 4> Frames;
+  resolveLocationFrames(Op.Loc, Frames);
+  return lineOfFrames(Frames);
 }
 
 DiagLoc locate(const PtxModule &M, const PtxFunction &F) {

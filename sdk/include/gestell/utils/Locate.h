@@ -19,6 +19,7 @@
 #include "gestell/Ttgir.h"
 
 #include <optional>
+#include <tuple>
 
 namespace gestell {
 
@@ -43,6 +44,24 @@ std::optional<DiagLoc> pythonSource(const PtxModule &M,
 std::optional<DiagLoc> pythonSource(const SassModule &M,
                                     const SassInstruction &I);
 std::optional<DiagLoc> pythonSource(const TtgirModule &M, const Operation &Op);
+
+/// The file and line of pythonSource(M, I) (or of Op), as views into the
+/// module's text: for comparing many instructions' lines, where a DiagLoc
+/// each (a copy of the path, the inlined frames) would cost more than the
+/// comparison.
+struct PythonLine {
+  llvm::StringRef File;
+  uint32_t Line = 0;
+  bool operator==(const PythonLine &O) const {
+    return Line == O.Line && File == O.File;
+  }
+  bool operator<(const PythonLine &O) const {
+    return std::tie(File, Line) < std::tie(O.File, O.Line);
+  }
+};
+std::optional<PythonLine> pythonLine(const SassModule &M,
+                                     const SassInstruction &I);
+std::optional<PythonLine> pythonLine(const TtgirModule &M, const Operation &Op);
 
 } // namespace gestell
 
