@@ -82,11 +82,17 @@ struct ControlFlow {
                                  ///< they hold, siblings by header
   std::vector<uint32_t> BlockOf; ///< instruction index -> block index
 
+  // Inline: checks ask these once per instruction.
   /// Loop depth of an instruction (0 = not in a loop).
-  unsigned loopDepth(uint32_t Inst) const;
+  unsigned loopDepth(uint32_t Inst) const {
+    uint32_t L = loopOf(Inst);
+    return L == NoIndex ? 0 : Loops[L].Depth;
+  }
   bool inLoop(uint32_t Inst) const { return loopDepth(Inst) > 0; }
   /// Innermost loop holding an instruction, or NoIndex.
-  uint32_t loopOf(uint32_t Inst) const;
+  uint32_t loopOf(uint32_t Inst) const {
+    return Inst < BlockOf.size() ? Blocks[BlockOf[Inst]].Loop : NoIndex;
+  }
   /// True when block A dominates block B (both reachable).
   bool dominates(uint32_t A, uint32_t B) const;
 };

@@ -36,17 +36,6 @@ const char *flowName(Flow F) {
   return "none";
 }
 
-unsigned ControlFlow::loopDepth(uint32_t Inst) const {
-  uint32_t L = loopOf(Inst);
-  return L == NoIndex ? 0 : Loops[L].Depth;
-}
-
-uint32_t ControlFlow::loopOf(uint32_t Inst) const {
-  if (Inst >= BlockOf.size())
-    return NoIndex;
-  return Blocks[BlockOf[Inst]].Loop;
-}
-
 bool ControlFlow::dominates(uint32_t A, uint32_t B) const {
   if (A >= Blocks.size() || B >= Blocks.size() || !Blocks[A].Reachable ||
       !Blocks[B].Reachable)

@@ -51,15 +51,10 @@ uint32_t outermostLoopOf(const ControlFlow &CF, uint32_t Inst) {
 }
 
 std::vector<uint32_t> loopInstructions(const ControlFlow &CF, uint32_t Loop) {
-  // Blocks hold disjoint runs of instructions: in block order, the runs
-  // are already sorted.
-  SmallVector<uint32_t, 16> Blocks(CF.Loops[Loop].Blocks.begin(),
-                                   CF.Loops[Loop].Blocks.end());
-  llvm::sort(Blocks, [&](uint32_t A, uint32_t B) {
-    return CF.Blocks[A].Begin < CF.Blocks[B].Begin;
-  });
+  // Loop::Blocks is sorted, and blocks are numbered in instruction order:
+  // their runs of instructions come out sorted.
   std::vector<uint32_t> Out;
-  for (uint32_t B : Blocks)
+  for (uint32_t B : CF.Loops[Loop].Blocks)
     for (uint32_t I = CF.Blocks[B].Begin; I < CF.Blocks[B].End; ++I)
       Out.push_back(I);
   return Out;
