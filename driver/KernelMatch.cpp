@@ -444,19 +444,22 @@ Matching matchKernels(ArrayRef<const MatchKey *> Base,
   };
   DenseMap<const KeyClass *, unsigned> BestOfClass;
   std::vector<unsigned> BestOfHead(Head.size(), 0);
+  // Each head kernel's compatible classes and its affinity with each, found
+  // once and read twice.
+  std::vector<SmallVector<std::pair<const KeyClass *, unsigned>, 1>> Compatible(
+      Head.size());
   for (unsigned H = 0; H < Head.size(); ++H)
     for (const KeyClass &C : ClassesOf(H))
       if (Base[C.Rep]->compatible(*Head[H])) {
         unsigned A = affinity(*Head[H], *Base[C.Rep]);
+        Compatible[H].push_back({&C, A});
         BestOfHead[H] = std::max(BestOfHead[H], A);
         unsigned &BC = BestOfClass[&C];
         BC = std::max(BC, A);
       }
   for (unsigned H = 0; H < Head.size(); ++H) {
-    for (const KeyClass &C : ClassesOf(H)) {
-      if (!Base[C.Rep]->compatible(*Head[H]))
-        continue;
-      unsigned A = affinity(*Head[H], *Base[C.Rep]);
+    for (auto [Class, A] : Compatible[H]) {
+      const KeyClass &C = *Class;
       if (A == BestOfHead[H])
         llvm::append_range(M.HeadCandidates[H], C.Members);
       if (A == BestOfClass[&C])

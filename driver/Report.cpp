@@ -7,6 +7,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
+
 using namespace llvm;
 
 namespace gestell::driver {
@@ -191,16 +193,37 @@ std::vector<std::string> resultFingerprints(const RunReport &R) {
   return Out;
 }
 
+namespace {
+/// The bytes a path keeps as they are in a URI: RFC 3986's unreserved
+/// characters, '/', and the sub-delimiters ':' and '@' a path segment may
+/// hold; every other byte is percent-encoded.
+constexpr std::array<bool, 256> UriKeeps = [] {
+  std::array<bool, 256> T{};
+  for (unsigned C = 0; C < 256; ++C)
+    T[C] = (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') ||
+           (C >= '0' && C <= '9');
+  constexpr char Also[] = "-._~/!$&'()*+,;=:@";
+  for (size_t I = 0; I + 1 < sizeof(Also); ++I)
+    T[static_cast<unsigned char>(Also[I])] = true;
+  return T;
+}();
+} // namespace
+
 std::string pathToUri(StringRef Path) {
   std::string Out;
+  Out.reserve(Path.size() + 7);
   if (sys::path::is_absolute(Path, sys::path::Style::posix))
     Out = "file://";
+  static constexpr char Hex[] = "0123456789ABCDEF";
   for (char C : Path) {
     unsigned char U = static_cast<unsigned char>(C);
-    if (isAlnum(C) || StringRef("-._~/!$&'()*+,;=:@").contains(C))
+    if (UriKeeps[U]) {
       Out += C;
-    else
-      Out += "%" + utohexstr(U, /*LowerCase=*/false, /*Width=*/2);
+    } else {
+      Out += '%';
+      Out += Hex[U >> 4];
+      Out += Hex[U & 15];
+    }
   }
   return Out;
 }
