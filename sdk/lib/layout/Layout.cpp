@@ -13,11 +13,13 @@
 #include "layout/AlgebraMemo.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -903,12 +905,29 @@ const LayoutKindReader LayoutKinds[] = {
      readTensorMemoryScales},
 };
 
+// The lists of numbers are built in a local buffer and written once:
+// raw_string_ostream has no buffer, so each `<<` of a number or a ", " was
+// a call that appended to the string (canonical texts key the layout
+// algebra's memo and name every conversion).
+
+/// "[a, b, c]" of V appended to Out.
+template <typename T>
+void appendList(SmallVectorImpl<char> &Out, ArrayRef<T> V) {
+  Out.push_back('[');
+  for (size_t I = 0; I < V.size(); ++I) {
+    if (I)
+      Out.append({',', ' '});
+    char Digits[24];
+    char *End = std::to_chars(Digits, Digits + sizeof Digits, V[I]).ptr;
+    Out.append(Digits, End);
+  }
+  Out.push_back(']');
+}
+
 void printVec(raw_ostream &OS, ArrayRef<unsigned> V) {
-  OS << '[';
-  ListSeparator LS;
-  for (unsigned X : V)
-    OS << LS << X;
-  OS << ']';
+  SmallString<64> S;
+  appendList(S, V);
+  OS << S;
 }
 
 /// `, CGALayout = [[0, 1], [1, 0]]` as Triton 3.6 prints it; nothing for
@@ -916,33 +935,33 @@ void printVec(raw_ostream &OS, ArrayRef<unsigned> V) {
 void printCta(raw_ostream &OS, const Layout &L) {
   if (L.CgaBases.empty())
     return;
-  OS << ", CGALayout = [";
-  ListSeparator LS;
-  for (const auto &B : L.CgaBases) {
-    OS << LS << '[';
-    ListSeparator LV;
-    for (int32_t V : B)
-      OS << LV << V;
-    OS << ']';
+  SmallString<64> S(", CGALayout = [");
+  for (size_t I = 0; I < L.CgaBases.size(); ++I) {
+    if (I)
+      S.append(", ");
+    appendList(S, ArrayRef(L.CgaBases[I]));
   }
-  OS << ']';
+  S.push_back(']');
+  OS << S;
 }
 
 void printBases(raw_ostream &OS, const LinearLayout &L,
                 ArrayRef<const char *> Ins) {
-  ListSeparator LS;
-  for (const char *In : Ins) {
-    OS << LS << In << " = [";
-    ListSeparator LB;
-    for (const LinearLayout::Basis &B : L.bases(In)) {
-      OS << LB << '[';
-      ListSeparator LV;
-      for (int32_t V : B)
-        OS << LV << V;
-      OS << ']';
+  SmallString<256> S;
+  for (size_t K = 0; K < Ins.size(); ++K) {
+    if (K)
+      S.append(", ");
+    S.append(StringRef(Ins[K]));
+    S.append(" = [");
+    ArrayRef<LinearLayout::Basis> Bases = L.bases(Ins[K]);
+    for (size_t I = 0; I < Bases.size(); ++I) {
+      if (I)
+        S.append(", ");
+      appendList(S, ArrayRef(Bases[I]));
     }
-    OS << ']';
+    S.push_back(']');
   }
+  OS << S;
 }
 
 } // namespace
