@@ -257,8 +257,10 @@ private:
   std::vector<Identity> Identities;
 };
 
-/// Per loop, the sites of each identity (by index), in text order.
-using LoopDrafts = std::vector<std::map<unsigned, std::vector<TtgirSiteRef>>>;
+/// Per loop, the sites of each identity (by index), in text order (the
+/// identities are ordered by their text when flattened).
+using LoopDrafts =
+    std::vector<DenseMap<unsigned, SmallVector<TtgirSiteRef, 4>>>;
 
 /// The loop entry of a loop op, its key made unique in the module.
 TtgirLoop loopEntry(const Operation &Op, const TtgirLoop &Outer,
@@ -285,7 +287,7 @@ void flatten(TtgirSummary &S, const LoopDrafts &Drafts,
   S.Groups.reserve(Groups);
   S.Sites.reserve(Sites);
   for (size_t L = 0; L < Drafts.size(); ++L) {
-    std::vector<std::pair<unsigned, const std::vector<TtgirSiteRef> *>> In;
+    std::vector<std::pair<unsigned, const SmallVector<TtgirSiteRef, 4> *>> In;
     for (const auto &[Id, Ss] : Drafts[L])
       In.push_back({Id, &Ss});
     llvm::sort(In, [&](const auto &A, const auto &B) {
