@@ -55,8 +55,10 @@ struct PythonLine {
   bool operator==(const PythonLine &O) const {
     return Line == O.Line && File == O.File;
   }
+  /// An order for sorted containers: by line first, so that most
+  /// comparisons do not reach the (long, alike) paths.
   bool operator<(const PythonLine &O) const {
-    return std::tie(File, Line) < std::tie(O.File, O.Line);
+    return std::tie(Line, File) < std::tie(O.Line, O.File);
   }
 };
 std::optional<PythonLine> pythonLine(const SassModule &M,
