@@ -35,6 +35,7 @@ struct DevicePart;
 struct Diagnostic;
 class ModuleConversions;
 class StageFamilies;
+struct StageCounts;
 
 /// A stage a kernel does not have and that cannot be made: not an input
 /// error (binary-only caches have no PTX, plain caches no SASS). Reported
@@ -141,6 +142,11 @@ public:
   /// opcode on first use, kept until release().
   const StageFamilies &families(const PtxModule &M);
   const StageFamilies &families(const SassModule &M);
+  /// countInstructions of M by families(M) (gestell/InstructionCounts.h):
+  /// counted once, kept until release(). Each count rule of a pack, the
+  /// summary of stats and diff read them.
+  const StageCounts &counts(const PtxModule &M);
+  const StageCounts &counts(const SassModule &M);
 
   /// The file the SASS was read from (set by sass(); "" before or when
   /// there is none): the bundle's .sass, or a file in the cache directory.
@@ -225,6 +231,7 @@ private:
   // Derived from the stages above, so declared after them (dropped first).
   std::shared_ptr<ModuleConversions> Conversions;
   std::shared_ptr<StageFamilies> PtxFamilies, SassFamilies;
+  std::shared_ptr<StageCounts> PtxCounts, SassCounts;
   /// The twin whose stages were borrowed (borrowParsed), or null.
   const Kernel *Lender = nullptr;
 };

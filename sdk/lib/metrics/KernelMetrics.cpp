@@ -58,13 +58,13 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
     Record(C.takeError());
   }
   S.Occupancy = kernelOccupancy(V, V.options().Device);
-  // Counted from the view's classification (KernelView::families) when it
-  // is against the same table: the checks of a run classify the stages
-  // anyway, and each count rule of a pack counts again.
+  // The view's counts (KernelView::counts) when they are by the same table:
+  // the checks of a run classify the stages anyway, and every count rule
+  // of a pack reads the same counts.
   if (Stages.Ptx) {
     if (Expected<const PtxModule &> P = V.ptx())
       S.Ptx = &Families == &FamilyTable::active()
-                  ? countInstructions(*P, V.families(*P))
+                  ? V.counts(*P)
                   : countInstructions(*P, Families);
     else
       Record(P.takeError());
@@ -79,7 +79,7 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
       S.SassFile = *Cached;
     } else if (Expected<const SassModule &> M = V.sass()) {
       S.Sass = &Families == &FamilyTable::active()
-                   ? countInstructions(*M, V.families(*M))
+                   ? V.counts(*M)
                    : countInstructions(*M, Families);
       S.SassFile = V.sassPath().str();
       std::vector<std::string> Notes = V.readerNotes();

@@ -8,6 +8,7 @@
 #include "gestell/KernelView.h"
 #include "gestell/Diagnostic.h"
 #include "gestell/Error.h"
+#include "gestell/InstructionCounts.h"
 #include "gestell/StageFamilies.h"
 #include "gestell/utils/ModuleConversions.h"
 
@@ -229,6 +230,20 @@ const StageFamilies &KernelView::families(const SassModule &M) {
   return *SassFamilies;
 }
 
+const StageCounts &KernelView::counts(const PtxModule &M) {
+  if (!PtxCounts)
+    PtxCounts =
+        std::make_shared<StageCounts>(countInstructions(M, families(M)));
+  return *PtxCounts;
+}
+
+const StageCounts &KernelView::counts(const SassModule &M) {
+  if (!SassCounts)
+    SassCounts =
+        std::make_shared<StageCounts>(countInstructions(M, families(M)));
+  return *SassCounts;
+}
+
 std::vector<std::string> KernelView::readerNotes() const {
   std::vector<std::string> Out;
   if (const SassModule *M = Sass.Value.get(); M && M->ToolMessages)
@@ -272,6 +287,8 @@ void KernelView::release() {
   Conversions.reset();
   PtxFamilies.reset();
   SassFamilies.reset();
+  PtxCounts.reset();
+  SassCounts.reset();
   Ptx = {};
   Sass = {};
   Cubin = {};
@@ -299,6 +316,10 @@ void KernelView::borrowParsed(const KernelView &Twin) {
     PtxFamilies = Twin.PtxFamilies;
   if (!SassFamilies && Sass.Value == Twin.Sass.Value)
     SassFamilies = Twin.SassFamilies;
+  if (!PtxCounts && Ptx.Value == Twin.Ptx.Value)
+    PtxCounts = Twin.PtxCounts;
+  if (!SassCounts && Sass.Value == Twin.Sass.Value)
+    SassCounts = Twin.SassCounts;
 }
 
 std::string KernelView::ownPaths(StringRef Text) const {
