@@ -93,11 +93,14 @@ bool sameArtifactBytes(StringRef A, StringRef B) {
   if (Size != StB.getSize() || Size > MaxArtifactBytes)
     return false;
   // Chunk by chunk: no whole copy of either in memory, and a difference
-  // early in the files ends the read.
+  // early in the files ends the read. The two chunk buffers are the
+  // thread's, made once (a diff compares every file of every pair).
   constexpr size_t Chunk = 64 * 1024;
-  size_t Cap = size_t(std::min<uint64_t>(Size, Chunk));
-  auto BufA = std::make_unique_for_overwrite<char[]>(Cap),
-       BufB = std::make_unique_for_overwrite<char[]>(Cap);
+  thread_local std::unique_ptr<char[]> BufA, BufB;
+  if (!BufA) {
+    BufA = std::make_unique_for_overwrite<char[]>(Chunk);
+    BufB = std::make_unique_for_overwrite<char[]>(Chunk);
+  }
   for (uint64_t At = 0; At < Size; At += Chunk) {
     size_t N = size_t(std::min<uint64_t>(Chunk, Size - At));
     if (!readFully(*FA, BufA.get(), N, At) ||
