@@ -158,7 +158,7 @@ struct InstructionTail {
 /// time with SSE2. Floor: the start of the buffer, so that the last turn
 /// loads the sixteen bytes ending at End instead of going byte by byte.
 inline InstructionTail scanInstructionTail(const char *P, const char *End,
-                                           const char *Floor) {
+                                           [[maybe_unused]] const char *Floor) {
   InstructionTail T;
   auto Byte = [&](char C) {
     if (C == '`' && !T.Tick)
