@@ -378,7 +378,6 @@ Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
     unsigned Ptx = 0, Sass = 0;
     const PtxInstruction *FirstPtx = nullptr;
     const SassInstruction *FirstSass = nullptr;
-    std::set<StringRef> Ops; ///< the PTX opcodes, for the context
   };
   std::vector<Tally> Tallies(Table.mappings().size());
   for (const PtxFunction &F : C.Ptx.Functions)
@@ -386,7 +385,6 @@ Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
       if (unsigned M = C.PtxFamilies.mapping(I); M < Tallies.size()) {
         Tally &T = Tallies[M];
         ++T.Ptx;
-        T.Ops.insert(I.Opcode);
         if (!T.FirstPtx)
           T.FirstPtx = &I;
       }
@@ -403,7 +401,7 @@ Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
     const FamilyMapping &Map = Table.mappings()[M];
     if (!is_contained(Wanted, "*") && !is_contained(Wanted, Map.Id))
       continue;
-    const auto &[PtxCount, SassCount, FirstPtx, FirstSass, Ops] = Tallies[M];
+    const auto &[PtxCount, SassCount, FirstPtx, FirstSass] = Tallies[M];
     if (!FirstPtx)
       continue;
     if (SassCount >= MinSassPerPtx * PtxCount)
@@ -430,6 +428,12 @@ Error PtxIntentLostInSassCheck::checkMappings(const Code &C) {
            "does not have; compare the two stages with `gestell stats`");
     D.context("dropped");
     D.context(Map.Id);
+    // The PTX opcodes of the mapping, gathered only for a finding.
+    std::set<StringRef> Ops;
+    for (const PtxFunction &F : C.Ptx.Functions)
+      for (const PtxInstruction &I : F.Instructions)
+        if (C.PtxFamilies.mapping(I) == M)
+          Ops.insert(I.Opcode);
     for (StringRef Op : Ops)
       D.context(Op);
   }
