@@ -924,6 +924,18 @@ void appendList(SmallVectorImpl<char> &Out, ArrayRef<T> V) {
   Out.push_back(']');
 }
 
+/// "[[a, b], [c]]" of Lists (each a list of numbers) appended to Out.
+template <typename ListsT>
+void appendLists(SmallVectorImpl<char> &Out, const ListsT &Lists) {
+  Out.push_back('[');
+  for (size_t I = 0; I < std::size(Lists); ++I) {
+    if (I)
+      Out.append({',', ' '});
+    appendList(Out, ArrayRef(Lists[I]));
+  }
+  Out.push_back(']');
+}
+
 void printVec(raw_ostream &OS, ArrayRef<unsigned> V) {
   SmallString<64> S;
   appendList(S, V);
@@ -935,13 +947,8 @@ void printVec(raw_ostream &OS, ArrayRef<unsigned> V) {
 void printCta(raw_ostream &OS, const Layout &L) {
   if (L.CgaBases.empty())
     return;
-  SmallString<64> S(", CGALayout = [");
-  for (size_t I = 0; I < L.CgaBases.size(); ++I) {
-    if (I)
-      S.append(", ");
-    appendList(S, ArrayRef(L.CgaBases[I]));
-  }
-  S.push_back(']');
+  SmallString<64> S(", CGALayout = ");
+  appendLists(S, L.CgaBases);
   OS << S;
 }
 
@@ -952,14 +959,8 @@ void printBases(raw_ostream &OS, const LinearLayout &L,
     if (K)
       S.append(", ");
     S.append(StringRef(Ins[K]));
-    S.append(" = [");
-    ArrayRef<LinearLayout::Basis> Bases = L.bases(Ins[K]);
-    for (size_t I = 0; I < Bases.size(); ++I) {
-      if (I)
-        S.append(", ");
-      appendList(S, ArrayRef(Bases[I]));
-    }
-    S.push_back(']');
+    S.append(" = ");
+    appendLists(S, L.bases(Ins[K]));
   }
   OS << S;
 }

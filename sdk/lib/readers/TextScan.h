@@ -66,11 +66,6 @@ inline uint64_t bytesEqual(uint64_t W, char C) {
   uint64_t X = W ^ (Ones * static_cast<unsigned char>(C));
   return (X - Ones) & ~X & High;
 }
-/// High bit set in the bytes of W below 0x21: blanks, newlines, controls
-/// (exact for the lowest one; W holds ASCII).
-inline uint64_t bytesBelowBang(uint64_t W) {
-  return (W - Ones * 0x21) & ~W & High;
-}
 #if defined(__SSE2__)
 /// Bit K set where byte K of V equals any of A, B, C.
 inline unsigned matchAnyOf3(__m128i V, __m128i A, __m128i B, __m128i C) {

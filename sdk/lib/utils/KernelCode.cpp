@@ -100,11 +100,11 @@ const Operation *loopHolding(const TtgirModule &Ttgir,
   // Ops are in pre-order: an inner loop comes after the loop holding it,
   // so ">=" prefers the innermost on a tie.
   for (const Operation *Op : Ttgir.ops())
-    if (auto It = Bodies.find(Op);
-        It != Bodies.end() && It->second.count() >= BestShared) {
-      Best = Op;
-      BestShared = It->second.count();
-    }
+    if (auto It = Bodies.find(Op); It != Bodies.end())
+      if (size_t Shared = It->second.count(); Shared >= BestShared) {
+        Best = Op;
+        BestShared = Shared;
+      }
   return Best;
 }
 } // namespace

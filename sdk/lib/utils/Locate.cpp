@@ -13,11 +13,18 @@ bool isPythonLine(const SourceFrameRef &F) {
   return F.File.ends_with(".py") && F.Line != 0;
 }
 
-/// The user's frame of a location's frames (views: nothing is copied
-/// until the DiagLoc is made), if it is a Python line.
-std::optional<DiagLoc> fromFrames(ArrayRef<SourceFrameRef> Frames) {
+/// The user's frame of a location's frames, if it is a Python line; null
+/// otherwise.
+const SourceFrameRef *userPythonFrame(ArrayRef<SourceFrameRef> Frames) {
   const SourceFrameRef *F = userFrame(Frames);
-  if (!F || !isPythonLine(*F))
+  return F && isPythonLine(*F) ? F : nullptr;
+}
+
+/// The DiagLoc of userPythonFrame (views: nothing is copied until it is
+/// made).
+std::optional<DiagLoc> fromFrames(ArrayRef<SourceFrameRef> Frames) {
+  const SourceFrameRef *F = userPythonFrame(Frames);
+  if (!F)
     return std::nullopt;
   DiagLoc L = DiagLoc::source(F->File, F->Line, F->Column);
   // The user's other frames: the inlined helpers' lines.
@@ -65,10 +72,9 @@ void sassFrames(const SassModule &M, const SassInstruction &I,
 
 /// fromFrames' file and line, without making the DiagLoc.
 std::optional<PythonLine> lineOfFrames(ArrayRef<SourceFrameRef> Frames) {
-  const SourceFrameRef *F = userFrame(Frames);
-  if (!F || !isPythonLine(*F))
-    return std::nullopt;
-  return PythonLine{F->File, F->Line};
+  if (const SourceFrameRef *F = userPythonFrame(Frames))
+    return PythonLine{F->File, F->Line};
+  return std::nullopt;
 }
 } // namespace
 

@@ -117,10 +117,11 @@ inline size_t controlCodeLength(StringRef S) {
   return 10;
 }
 
-/// Where the opcode at P ends: the first blank or ';' in [P, End), sixteen
-/// bytes at a time with SSE2. Dot is the first '.' before it (where the
+/// Where the SASS opcode at P ends: the first blank or ';' in [P, End),
+/// sixteen bytes at a time with SSE2 (scan::findOpcodeEnd is the PTX's,
+/// which stops at other bytes). Dot is the first '.' before it (where the
 /// base opcode ends), or null.
-inline const char *findOpcodeEnd(const char *P, const char *End,
+inline const char *sassOpcodeEnd(const char *P, const char *End,
                                  const char *&Dot) {
   Dot = nullptr;
 #if defined(__SSE2__)
@@ -570,7 +571,7 @@ Error SassScanner::readInstruction(StringRef L, SassInstruction &I,
   }
   Never = I.PredicateNegated && (I.Predicate == "PT" || I.Predicate == "UPT");
   const char *Op = P, *Dot;
-  P = findOpcodeEnd(P, E, Dot);
+  P = sassOpcodeEnd(P, E, Dot);
   if (P == Op)
     return errorAt(Op, "expected an opcode after the address");
   I.Opcode = StringRef(Op, P - Op);
