@@ -32,8 +32,10 @@ LinearLayout ll(const Layout &L, ArrayRef<int64_t> Shape) {
 }
 
 Bases bases(const LinearLayout &L, StringRef In) {
-  ArrayRef<LinearLayout::Basis> B = L.bases(In);
-  return Bases(B.begin(), B.end());
+  Bases Out;
+  for (const LinearLayout::Basis &B : L.bases(In))
+    Out.emplace_back(B.begin(), B.end());
+  return Out;
 }
 
 ConversionCost cost(const Layout &S, const Layout &D, ArrayRef<int64_t> Shape) {

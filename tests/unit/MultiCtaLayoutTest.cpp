@@ -8,8 +8,8 @@
 // CTAOrder, the test's own parameters), which must give the same layout.
 //
 //===----------------------------------------------------------------------===//
-#include "gestell/Layout.h"
 #include "gestell/Error.h"
+#include "gestell/Layout.h"
 #include "gestell/LinearLayout.h"
 
 #include <gtest/gtest.h>
@@ -38,8 +38,10 @@ LinearLayout ll(StringRef Text, ArrayRef<int64_t> Shape) {
 }
 
 Bases bases(const LinearLayout &L, StringRef In) {
-  ArrayRef<LinearLayout::Basis> B = L.bases(In);
-  return Bases(B.begin(), B.end());
+  Bases Out;
+  for (const LinearLayout::Basis &B : L.bases(In))
+    Out.emplace_back(B.begin(), B.end());
+  return Out;
 }
 
 struct Case {
@@ -139,14 +141,7 @@ TEST(MultiCtaLayout, BlockedCasesOfTriton) {
        "warpsPerCTA = [2, 2], order = [1, 0], CTAsPerCGA = [2, 2], "
        "CTASplitNum = [2, 2], CTAOrder = [1, 0]}>",
        {1024, 128},
-       {{0, 1},
-        {1, 0},
-        {0, 32},
-        {16, 0},
-        {32, 0},
-        {64, 0},
-        {128, 0},
-        {256, 0}},
+       {{0, 1}, {1, 0}, {0, 32}, {16, 0}, {32, 0}, {64, 0}, {128, 0}, {256, 0}},
        {{0, 2}, {0, 4}, {0, 8}, {2, 0}, {4, 0}},
        {{0, 16}, {8, 0}},
        {{0, 64}, {512, 0}}},
@@ -190,8 +185,8 @@ TEST(MultiCtaLayout, SliceOfBlockedCaseOfTriton) {
       "#ttg.blocked<{sizePerThread = [2, 4], threadsPerWarp = [4, 2], "
       "warpsPerCTA = [2, 2], order = [1, 0], CGALayout = [[0, 1], [1, 0]]}>";
   auto Slice = [&](int Dim) {
-    return "#ttg.slice<{dim = " + std::to_string(Dim) + ", parent = " +
-           Parent + "}>";
+    return "#ttg.slice<{dim = " + std::to_string(Dim) + ", parent = " + Parent +
+           "}>";
   };
   std::string S0 = Slice(0), S1 = Slice(1);
   expectCase({"SliceOfBlocked dim 0",
@@ -219,10 +214,10 @@ TEST(MultiCtaLayout, DotOperandTakesTheParentsCtasWithoutK) {
   const char *Parent =
       "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = "
       "[4, 1], CGALayout = [[0, 1], [1, 0]], instrShape = [16, 8]}>";
-  std::string A =
-      std::string("#ttg.dot_op<{opIdx = 0, parent = ") + Parent + ", kWidth = 2}>";
-  std::string B =
-      std::string("#ttg.dot_op<{opIdx = 1, parent = ") + Parent + ", kWidth = 2}>";
+  std::string A = std::string("#ttg.dot_op<{opIdx = 0, parent = ") + Parent +
+                  ", kWidth = 2}>";
+  std::string B = std::string("#ttg.dot_op<{opIdx = 1, parent = ") + Parent +
+                  ", kWidth = 2}>";
   LinearLayout LA = ll(A, {128, 64});
   EXPECT_EQ(bases(LA, "block"), (Bases{{0, 0}, {64, 0}}));
   LinearLayout LB = ll(B, {64, 128});
@@ -244,21 +239,13 @@ TEST(MultiCtaLayout, TensorMemorySplitsAndTwoCtas) {
   LinearLayout Two = ll("#ttng.tensor_memory_encoding<blockM = 64, blockN = "
                         "256, colStride = 1, CTASplitM = 2, twoCTAs = true>",
                         {128, 256});
-  EXPECT_EQ(bases(Two, "row"), (Bases{{1, 0},
-                                      {2, 0},
-                                      {4, 0},
-                                      {8, 0},
-                                      {16, 0},
-                                      {32, 0},
-                                      {0, 128}}));
-  EXPECT_EQ(bases(Two, "col"), (Bases{{0, 1},
-                                      {0, 2},
-                                      {0, 4},
-                                      {0, 8},
-                                      {0, 16},
-                                      {0, 32},
-                                      {0, 64},
-                                      {64, 0}}));
+  EXPECT_EQ(
+      bases(Two, "row"),
+      (Bases{{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {32, 0}, {0, 128}}));
+  EXPECT_EQ(
+      bases(Two, "col"),
+      (Bases{
+          {0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {0, 32}, {0, 64}, {64, 0}}));
   // blockM = 128: twoCTAs changes nothing in the layout.
   EXPECT_EQ(ll("#ttng.tensor_memory_encoding<blockM = 128, blockN = 128, "
                "colStride = 1, CTASplitM = 2, twoCTAs = true>",

@@ -34,7 +34,9 @@ namespace gestell {
 
 class LinearLayout {
 public:
-  using Basis = std::vector<int32_t>; ///< one entry per output dim
+  /// One entry per output dim: inline up to rank 4, so that building and
+  /// copying a layout allocates per input dim, not per basis.
+  using Basis = llvm::SmallVector<int32_t, 4>;
   struct InDim {
     std::string Name;
     std::vector<Basis> Bases;

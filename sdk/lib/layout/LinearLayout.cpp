@@ -109,14 +109,16 @@ std::vector<uint64_t> matrixOf(const LinearLayout &L) {
     return {}; // not a layout of one CTA: callers treat it as rank 0
   std::vector<uint64_t> M(L.totalOutDimSizeLog2(), 0);
   int R = 0;
-  for (const LinearLayout::OutDim &O : L.outs()) {
-    int Bits = Log2_32(O.Size);
+  ArrayRef<LinearLayout::OutDim> Outs = L.outs();
+  for (size_t OI = 0; OI < Outs.size(); ++OI) {
+    int Bits = Log2_32(Outs[OI].Size);
     int C = 0;
     for (const LinearLayout::InDim &In : L.ins())
-      for (size_t I = 0; I < In.Bases.size(); ++I, ++C) {
-        int32_t B = L.basis(In.Name, I, O.Name);
+      for (const LinearLayout::Basis &Basis : In.Bases) {
+        int32_t B = OI < Basis.size() ? Basis[OI] : 0;
         for (int J = 0; J < Bits; ++J)
           M[R + J] |= uint64_t((B >> J) & 1) << C;
+        ++C;
       }
     R += Bits;
   }
@@ -300,29 +302,39 @@ LinearLayout operator*(const LinearLayout &Inner, const LinearLayout &Outer) {
       supremum(Inner.inDimNames(), Outer.inDimNames());
   std::vector<std::string> OutNames =
       supremum(Inner.outDimNames(), Outer.outDimNames());
+  // Each result out dim's index in Inner and in Outer (-1: absent), and
+  // the shift of Outer's bases along it.
+  SmallVector<int, 4> InnerOut, OuterOut, Shift;
   std::vector<LinearLayout::OutDim> Outs;
   for (const std::string &O : OutNames) {
-    int Log2 = (Inner.hasOutDim(O) ? Inner.outDimSizeLog2(O) : 0) +
-               (Outer.hasOutDim(O) ? Outer.outDimSizeLog2(O) : 0);
-    Outs.push_back({O, int32_t(1) << Log2});
+    int IO = Inner.findOut(O), OO = Outer.findOut(O);
+    int LogInner = IO < 0 ? 0 : Log2_32(Inner.Outs[IO].Size);
+    int LogOuter = OO < 0 ? 0 : Log2_32(Outer.Outs[OO].Size);
+    InnerOut.push_back(IO);
+    OuterOut.push_back(OO);
+    Shift.push_back(LogInner);
+    Outs.push_back({O, int32_t(1) << (LogInner + LogOuter)});
   }
   std::vector<LinearLayout::InDim> Ins;
+  Ins.reserve(InNames.size());
   for (const std::string &In : InNames) {
-    int NInner = Inner.inDimSizeLog2(In), NOuter = Outer.inDimSizeLog2(In);
-    LinearLayout::InDim D{
-        In, std::vector<LinearLayout::Basis>(
-                NInner + NOuter, LinearLayout::Basis(OutNames.size(), 0))};
-    for (size_t OI = 0; OI < OutNames.size(); ++OI) {
-      const std::string &O = OutNames[OI];
-      if (Inner.hasInDim(In) && Inner.hasOutDim(O))
-        for (int K = 0; K < NInner; ++K)
-          D.Bases[K][OI] = Inner.basis(In, K, O);
-      if (Outer.hasInDim(In) && Outer.hasOutDim(O)) {
-        int Shift = Inner.hasOutDim(O) ? Inner.outDimSizeLog2(O) : 0;
-        for (int K = 0; K < NOuter; ++K)
-          D.Bases[NInner + K][OI] = Outer.basis(In, K, O) << Shift;
+    int II = Inner.findIn(In), OI = Outer.findIn(In);
+    LinearLayout::InDim D{In, {}};
+    auto Append = [&](const LinearLayout &L, int Dim, ArrayRef<int> OutIdx,
+                      bool Shifted) {
+      if (Dim < 0)
+        return;
+      for (const LinearLayout::Basis &B : L.Ins[Dim].Bases) {
+        LinearLayout::Basis &N = D.Bases.emplace_back(OutNames.size(), 0);
+        for (size_t K = 0; K < OutNames.size(); ++K)
+          if (int From = OutIdx[K]; From >= 0 && size_t(From) < B.size())
+            N[K] = Shifted ? B[From] << Shift[K] : B[From];
       }
-    }
+    };
+    D.Bases.reserve((II < 0 ? 0 : Inner.Ins[II].Bases.size()) +
+                    (OI < 0 ? 0 : Outer.Ins[OI].Bases.size()));
+    Append(Inner, II, InnerOut, false);
+    Append(Outer, OI, OuterOut, true);
     Ins.push_back(std::move(D));
   }
   return LinearLayout(std::move(Ins), std::move(Outs));
@@ -502,17 +514,26 @@ LinearLayout::apply(ArrayRef<std::pair<std::string, int32_t>> In) const {
 }
 
 LinearLayout LinearLayout::compose(const LinearLayout &Outer) const {
+  // This's out dim K feeds Outer's input dim InOf[K] (-1: none).
+  SmallVector<int, 4> InOf;
+  for (const OutDim &O : Outs)
+    InOf.push_back(Outer.findIn(O.Name));
   std::vector<InDim> New;
+  New.reserve(Ins.size());
   for (const InDim &D : Ins) {
     InDim ND{D.Name, {}};
+    ND.Bases.reserve(D.Bases.size());
     for (const Basis &B : D.Bases) {
-      std::vector<std::pair<std::string, int32_t>> Point;
-      for (size_t K = 0; K < Outs.size(); ++K)
-        Point.push_back({Outs[K].Name, B[K]});
-      Basis NB;
-      for (const auto &[Name, V] : Outer.apply(Point))
-        NB.push_back(V);
-      ND.Bases.push_back(std::move(NB));
+      Basis &NB = ND.Bases.emplace_back(Outer.Outs.size(), 0);
+      for (size_t K = 0; K < Outs.size() && K < B.size(); ++K) {
+        if (InOf[K] < 0)
+          continue;
+        ArrayRef<Basis> OB = Outer.Ins[InOf[K]].Bases;
+        for (size_t Bit = 0; Bit < OB.size(); ++Bit)
+          if (B[K] & (int32_t(1) << Bit))
+            for (size_t O = 0; O < NB.size() && O < OB[Bit].size(); ++O)
+              NB[O] ^= OB[Bit][O];
+      }
     }
     New.push_back(std::move(ND));
   }
