@@ -280,6 +280,39 @@ const Type *Operation::resultType(unsigned ResultNo) const {
   return ResultNo < Results.size() ? Results[ResultNo]->Ty : nullptr;
 }
 
+namespace {
+/// N of `num_warps(N)` on Line, if it says so.
+std::optional<int> numWarpsOn(StringRef Line) {
+  size_t NW = Line.find("num_warps(");
+  unsigned N = 0;
+  if (NW == StringRef::npos ||
+      Line.substr(NW + 10).take_while(isDigit).getAsInteger(10, N) || !N)
+    return std::nullopt;
+  return int(N);
+}
+
+/// The warps on the line before B's first op when that line, in T, is the
+/// partition header Head: `partitionK(...) num_warps(N) {`.
+std::optional<int> warpsOnHeaderLine(StringRef T, const Block &B,
+                                     StringRef Head) {
+  if (B.Ops.empty())
+    return std::nullopt;
+  const char *At = B.Ops.front()->Text.data();
+  if (At <= T.begin() || At > T.end())
+    return std::nullopt;
+  StringRef Before = T.take_front(At - T.begin());
+  size_t Eol = Before.rfind('\n');
+  if (Eol == StringRef::npos)
+    return std::nullopt;
+  size_t Start = Before.rfind('\n', Eol);
+  StringRef Line =
+      Before.slice(Start == StringRef::npos ? 0 : Start + 1, Eol).ltrim();
+  if (!Line.starts_with(Head))
+    return std::nullopt;
+  return numWarpsOn(Line);
+}
+} // namespace
+
 int lookupNumWarps(const Operation &Op, const TtgirModule &M) {
   for (const Operation *Cur = &Op; Cur; Cur = Cur->parentOp()) {
     const Operation *Parent = Cur->parentOp();
@@ -288,9 +321,14 @@ int lookupNumWarps(const Operation &Op, const TtgirModule &M) {
     unsigned Region = Cur->ParentBlock->Parent->Index;
     if (Region == 0)
       continue; // the default region runs with the enclosing warps
-    // `partitionK(...) num_warps(N) {` heads region K + 1 in the op's text.
+    // `partitionK(...) num_warps(N) {` heads region K + 1 in the op's text,
+    // mostly on the line before the region's first op: that line is read
+    // first, not the whole op's text (the default region before it holds
+    // most of the kernel).
     std::string Head = "partition" + std::to_string(Region - 1) + "(";
     StringRef T = Parent->Text;
+    if (std::optional<int> N = warpsOnHeaderLine(T, *Cur->ParentBlock, Head))
+      return *N;
     for (size_t At = T.find(Head); At != StringRef::npos;
          At = T.find(Head, At + 1)) {
       size_t LineStart = T.rfind('\n', At);
