@@ -302,6 +302,12 @@ TEST(Layout, TensorMemoryCompatibility) {
       "0]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 32]], warp = [[32, 0], "
       "[64, 0]], block = []}>");
   EXPECT_TRUE(tmemOk(Half, {128, 64}, 16, Tm));
+  // An element type of unknown width (the reader sizes it 0) has no
+  // message layout: an error, not a division by zero.
+  Expected<bool> Unsized = isTmemCompatible(Half, {128, 64}, 0, Tm, {128, 64});
+  ASSERT_FALSE(bool(Unsized));
+  EXPECT_NE(toString(Unsized.takeError()).find("width is not known"),
+            std::string::npos);
   // Warps split across columns: warp 1 is not on row 64.
   Layout W22 = layout("#ttg.blocked<{sizePerThread = [1, 64], threadsPerWarp "
                       "= [32, 1], warpsPerCTA = [2, 2], order = [1, 0]}>");

@@ -396,6 +396,11 @@ Expected<bool> isTmemCompatible(const Layout &Reg, ArrayRef<int64_t> RegShape,
   // tensor memory: the answer is kept per process, as a conversion's is.
   // Both shapes, each after its length, then the element width and the
   // register limit, are the memo's "shape".
+  // An element type the reader does not size (width 0) has no message
+  // layout to compare with.
+  if (ElementBitWidth == 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "the element type's width is not known");
   SmallVector<int64_t, 12> Key;
   Key.push_back(RegShape.size());
   Key.append(RegShape.begin(), RegShape.end());
@@ -561,8 +566,10 @@ Error Verifier::checkTmem(const Operation &Op, const Type *RegTy,
   if (!Mem)
     return Mem.takeError();
   // Checked where the model is backed by the compiler's output (one CTA,
-  // 2D tiles, no scales); elsewhere a doubt must not reject a kernel.
-  if ((*Mem)->K != Layout::Kind::TensorMemory || RegTy->Shape.size() != 2)
+  // 2D tiles, no scales, an element type the reader sizes); elsewhere a
+  // doubt must not reject a kernel.
+  if ((*Mem)->K != Layout::Kind::TensorMemory || RegTy->Shape.size() != 2 ||
+      MemTy->elementBitWidth() == 0)
     return Error::success();
   if (!(*R)->isDistributed())
     return Error::success();
