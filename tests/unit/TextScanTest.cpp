@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "readers/TextScan.h"
+#include "readers/TextScanSimd.h"
 
 #include "gtest/gtest.h"
 
@@ -160,8 +161,8 @@ TEST(TextScan, BlankRunsAndHexDigits) {
 }
 
 TEST(TextScan, CheckTextCountsAndStopsAtEveryOffset) {
-  for (size_t Len :
-       {0, 1, 15, 16, 63, 64, 65, 127, 128, 200, 64 * 63 + 5, 64 * 64 + 70}) {
+  for (size_t Len : {0, 1, 15, 16, 63, 64, 65, 127, 128, 200, 64 * 63 + 5,
+                     64 * 64 + 70, 64 * 127 + 5, 64 * 128 + 70}) {
     // ';' every seventh byte, and a line every 50.
     std::string Text(Len, 'x');
     size_t Semis = 0;
@@ -196,5 +197,60 @@ TEST(TextScan, CheckTextCountsAndStopsAtEveryOffset) {
     }
   }
 }
+
+TEST(TextScan, CheckTextCountsEveryByteOfADenseText) {
+  // Every byte the counted one: the per-byte counters of the vector passes
+  // are summed before they wrap (SSE2 after 63 blocks, AVX2 after 127).
+  for (size_t Len : {64 * 63, 64 * 64, 64 * 127, 64 * 128, 64 * 300 + 9}) {
+    std::string Text(Len, ';');
+    size_t Count = 0;
+    ASSERT_FALSE(bool(scan::checkText(Text, "t", ';', Count)));
+    EXPECT_EQ(Count, Len);
+  }
+}
+
+#if defined(__SSE2__) && GESTELL_HAVE_AVX2
+// The SSE2 and AVX2 passes stop, count and find alike: the other tests
+// reach only the one this CPU runs.
+TEST(TextScan, Sse2AndAvx2PassesAgree) {
+  if (!scan::hasAvx2())
+    GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937 Rng(7);
+  const StringRef One[] = {"tt.descriptor_"};
+  const StringRef Two[] = {"tt.descriptor_", "ttng.async_tma_"};
+  for (int Round = 0; Round < 400; ++Round) {
+    size_t Len = Rng() % 9000;
+    std::string Text(Len, 'a');
+    for (char &C : Text) {
+      unsigned R = Rng() % 1000;
+      C = R < 3     ? '\0'
+          : R < 6   ? char(0xc3)
+          : R < 100 ? ';'
+          : R < 200 ? 't'
+                    : 'a' + R % 20;
+    }
+    if (Len > 40 && Round % 3 == 0)
+      Text.replace(Rng() % (Len - 20), 14, "tt.descriptor_");
+    for (size_t From : {size_t(0), size_t(Rng() % (Len + 1))}) {
+      size_t I1 = From, I2 = From, M1 = 0, M2 = 0;
+      size_t S1 = scan::plainBlocksSse2(Text.data(), Len, I1, ';', M1);
+      size_t S2 = scan::plainBlocksAvx2(Text.data(), Len, I2, ';', M2);
+      EXPECT_EQ(S1, S2) << Round;
+      EXPECT_EQ(I1, I2) << Round;
+      EXPECT_EQ(M1, M2) << Round;
+      size_t J1 = From, J2 = From;
+      EXPECT_EQ(scan::findWordsSse2<1>(Text, One, J1),
+                scan::findOneWordAvx2(Text, One, J2))
+          << Round;
+      EXPECT_EQ(J1, J2) << Round;
+      J1 = J2 = From;
+      EXPECT_EQ(scan::findWordsSse2<2>(Text, Two, J1),
+                scan::findTwoWordsAvx2(Text, Two, J2))
+          << Round;
+      EXPECT_EQ(J1, J2) << Round;
+    }
+  }
+}
+#endif
 
 } // namespace

@@ -12,6 +12,8 @@
 #include <cstring>
 
 #if defined(__SSE2__)
+#include "readers/TextScanSimd.h"
+
 #include <emmintrin.h>
 #endif
 
@@ -19,6 +21,43 @@ using namespace llvm;
 
 namespace gestell {
 namespace scan {
+
+#if defined(__SSE2__)
+size_t plainBlocksSse2(const char *B, size_t N, size_t &I, char Want,
+                       size_t &Matches) {
+  // Four vectors a block; the per-byte hit counters (0 - matches, in 8
+  // bits) are summed into Matches before they can wrap.
+  size_t Stop = N;
+  const __m128i Zero = _mm_setzero_si128(), WantV = _mm_set1_epi8(Want);
+  for (bool Plain = true; Plain && I + 64 <= N;) {
+    __m128i Acc = Zero;
+    unsigned Blocks = 0;
+    for (; Blocks < 63 && I + 64 <= N; ++Blocks, I += 64) {
+      const __m128i *P = reinterpret_cast<const __m128i *>(B + I);
+      __m128i V0 = _mm_loadu_si128(P), V1 = _mm_loadu_si128(P + 1),
+              V2 = _mm_loadu_si128(P + 2), V3 = _mm_loadu_si128(P + 3);
+      // NUL: the unsigned minimum of the four is 0 somewhere.
+      __m128i Min = _mm_min_epu8(_mm_min_epu8(V0, V1), _mm_min_epu8(V2, V3));
+      __m128i Odd =
+          _mm_or_si128(_mm_or_si128(_mm_or_si128(V0, V1), _mm_or_si128(V2, V3)),
+                       _mm_cmpeq_epi8(Min, Zero));
+      __m128i Hit = _mm_add_epi8(
+          _mm_add_epi8(_mm_cmpeq_epi8(V0, WantV), _mm_cmpeq_epi8(V1, WantV)),
+          _mm_add_epi8(_mm_cmpeq_epi8(V2, WantV), _mm_cmpeq_epi8(V3, WantV)));
+      if (_mm_movemask_epi8(Odd)) {
+        Stop = I + 64;
+        Plain = false;
+        break;
+      }
+      Acc = _mm_sub_epi8(Acc, Hit); // at most 4 a byte a block
+    }
+    __m128i Sums = _mm_sad_epu8(Acc, Zero);
+    Matches += size_t(_mm_cvtsi128_si32(Sums)) +
+               size_t(_mm_cvtsi128_si32(_mm_unpackhi_epi64(Sums, Sums)));
+  }
+  return Stop;
+}
+#endif
 
 Error checkText(StringRef Buffer, StringRef Path, char Counted, size_t &Count) {
   const char *B = Buffer.data();
@@ -31,35 +70,7 @@ Error checkText(StringRef Buffer, StringRef Path, char Counted, size_t &Count) {
     // >= 0x80; its Counted bytes are summed.
     size_t Stop = N; // where the byte-by-byte path below hands back
 #if defined(__SSE2__)
-    // Four vectors a block; the per-byte hit counters (0 - matches, in
-    // 8 bits) are summed into Matches before they can wrap.
-    const __m128i Zero = _mm_setzero_si128(), WantV = _mm_set1_epi8(Counted);
-    for (bool Plain = true; Plain && I + 64 <= N;) {
-      __m128i Acc = Zero;
-      unsigned Blocks = 0;
-      for (; Blocks < 63 && I + 64 <= N; ++Blocks, I += 64) {
-        const __m128i *P = reinterpret_cast<const __m128i *>(B + I);
-        __m128i V0 = _mm_loadu_si128(P), V1 = _mm_loadu_si128(P + 1),
-                V2 = _mm_loadu_si128(P + 2), V3 = _mm_loadu_si128(P + 3);
-        // NUL: the unsigned minimum of the four is 0 somewhere.
-        __m128i Min = _mm_min_epu8(_mm_min_epu8(V0, V1), _mm_min_epu8(V2, V3));
-        __m128i Odd = _mm_or_si128(
-            _mm_or_si128(_mm_or_si128(V0, V1), _mm_or_si128(V2, V3)),
-            _mm_cmpeq_epi8(Min, Zero));
-        __m128i Hit = _mm_add_epi8(
-            _mm_add_epi8(_mm_cmpeq_epi8(V0, WantV), _mm_cmpeq_epi8(V1, WantV)),
-            _mm_add_epi8(_mm_cmpeq_epi8(V2, WantV), _mm_cmpeq_epi8(V3, WantV)));
-        if (_mm_movemask_epi8(Odd)) {
-          Stop = I + 64;
-          Plain = false;
-          break;
-        }
-        Acc = _mm_sub_epi8(Acc, Hit); // at most 4 a byte a block
-      }
-      __m128i Sums = _mm_sad_epu8(Acc, Zero);
-      Matches += size_t(_mm_cvtsi128_si32(Sums)) +
-                 size_t(_mm_cvtsi128_si32(_mm_unpackhi_epi64(Sums, Sums)));
-    }
+    Stop = plainBlocks(B, N, I, Counted, Matches);
 #else
     while (I + 64 <= N) {
       unsigned char Odd = 0, Hits = 0;
@@ -110,12 +121,8 @@ Error checkText(StringRef Buffer, StringRef Path, char Counted, size_t &Count) {
 }
 
 #if defined(__SSE2__)
-namespace {
-/// The SSE2 pass of containsAny for N words: 32 start positions a turn.
-/// Returns whether a word was found; I ends where the pass stopped, every
-/// match starting before it ruled out.
 template <size_t N>
-bool findBlocks(StringRef Text, ArrayRef<StringRef> Words, size_t &I) {
+bool findWordsSse2(StringRef Text, ArrayRef<StringRef> Words, size_t &I) {
   size_t MaxLen = 0;
   __m128i First[N], Last[N];
   for (size_t K = 0; K < N; ++K) {
@@ -155,7 +162,8 @@ bool findBlocks(StringRef Text, ArrayRef<StringRef> Words, size_t &I) {
   }
   return false;
 }
-} // namespace
+template bool findWordsSse2<1>(StringRef, ArrayRef<StringRef>, size_t &);
+template bool findWordsSse2<2>(StringRef, ArrayRef<StringRef>, size_t &);
 #endif
 
 bool containsAny(StringRef Text, ArrayRef<StringRef> Words) {
@@ -170,10 +178,10 @@ bool containsAny(StringRef Text, ArrayRef<StringRef> Words) {
   bool Found = false;
   switch (Words.size()) {
   case 1:
-    Found = findBlocks<1>(Text, Words, I);
+    Found = findWords<1>(Text, Words, I);
     break;
   case 2:
-    Found = findBlocks<2>(Text, Words, I);
+    Found = findWords<2>(Text, Words, I);
     break;
   default:
     break; // prescans look for one or two words
