@@ -57,17 +57,32 @@ bool Parser::parseOperation(Block *B, SmallVectorImpl<Operation *> &Ops) {
   H.Isolated = isIsolatedOp(Op->Name);
   if (!scanOpHeader(Op, H))
     return false;
-  // Trim trailing spaces from the op text.
-  Op->Text = StringRef(S, H.End - S).rtrim();
+  // Trim trailing spaces from the op text (StringRef::rtrim's set, without
+  // the table it builds on every call).
+  const char *TextEnd = H.End;
+  auto Blank = [](char C) {
+    return C == ' ' || C == '\t' || C == '\n' || C == '\v' || C == '\f' ||
+           C == '\r';
+  };
+  while (TextEnd > S && Blank(TextEnd[-1]))
+    --TextEnd;
+  Op->Text = StringRef(S, TextEnd - S);
   return finishOperation(Op, H, Ops);
 }
 
 Operation *Parser::newOperation(Block *B, const char *S) {
   Operation *Op = I.make<Operation>();
   Op->ParentBlock = B;
-  auto [L, C] = M.lineColOf(S);
-  Op->Line = L;
-  Op->Column = C;
+  const std::vector<uint32_t> &LS = I.LineStarts;
+  size_t Off = S - Buf.begin();
+  if (OpLine < LS.size() && LS[OpLine] <= Off) {
+    while (OpLine + 1 < LS.size() && LS[OpLine + 1] <= Off)
+      ++OpLine;
+    Op->Line = OpLine + 1;
+    Op->Column = Off - LS[OpLine] + 1;
+  } else {
+    std::tie(Op->Line, Op->Column) = M.lineColOf(S);
+  }
   M.AllOps.push_back(Op);
   return Op;
 }

@@ -85,6 +85,10 @@ private:
   /// cache): one arena, so that no table entry is a malloc of its own.
   llvm::BumpPtrAllocator Scratch;
   llvm::StringMap<const Type *, llvm::BumpPtrAllocator &> TypeCache{Scratch};
+  /// The line of the last op made: ops start in text order, so the line of
+  /// the next one is found walking on from it (TtgirModule::lineColOf
+  /// searches the whole table).
+  size_t OpLine = 0;
   /// Nesting of attributes, types, locations and regions: bounded so that
   /// hostile input cannot exhaust the stack.
   unsigned Depth = 0;
@@ -100,7 +104,7 @@ private:
     ~Nest() { --Ps.Depth; }
   };
   std::vector<Location *> AliasLocs; ///< resolved after the whole file
-  std::deque<Scope> Scopes; ///< a deque: a Scope does not move
+  std::deque<Scope> Scopes;          ///< a deque: a Scope does not move
 
   /// `Element (',' Element)*` between the brackets D names, the opening one
   /// at P; a bracketed list may be empty, and inside brackets newlines and
