@@ -37,6 +37,9 @@
 #   (c) a Python regex parse of the SASS files gestell reads, line by line
 #       as Triton's tools/disasm.py does (instruction and control-word
 #       regexes, control bits decoded, branch targets labelled).
+# Last, where the instructions of check and diff A A on the sweep go: each
+# phase's entry point (TTGIR parse, PTX parse, conversions, report, ...)
+# with callgrind's inclusive count, and the rest.
 # grep's pattern is the instructions of the nine families, PTX and SASS
 # spellings (docs/families.md); grep runs with LC_ALL=C, its fastest setting.
 #
@@ -443,6 +446,60 @@ goal "diff A A memory per kernel pair: (RSS at $copies copies - at 1) / pairs" "
 if [ "$copies" -lt 8 ]; then
   echo "  (at $copies copies the difference is within one run's RSS noise at -j$cores: the goal is measured with --copies 24)"
 fi
+
+#===-- Where the instructions go -------------------------------------------===#
+# phases KEY CMD...: callgrind's inclusive count of each phase's entry point
+# in one -j1 run of CMD (PHASE_COST[KEY,N]; PHASE_COST[KEY,total]).
+PHASES=(
+  "process start (dynamic loader)|_dl_start"
+  "find the kernels|gestell::discoverKernels("
+  ".json metadata|gestell::loadKernelMetadata(gestell::Kernel&)"
+  "plugins, rule packs, family table|gestell::driver::LintSession::create("
+  "prescans of .source/.ttir/.ptx text|gestell::stageMayMention("
+  "TTGIR parse (layouts verified)|gestell::parseTtgir(llvm::StringRef)"
+  "layout conversion analysis|gestell::ModuleConversions::ModuleConversions("
+  "PTX parse|gestell::parsePtx(llvm::StringRef)"
+  "SASS parse|gestell::parseSass(llvm::StringRef)"
+  "instruction counts and families|gestell::KernelView::counts("
+  "cubin headers and .nv.info|gestell::readCubin(llvm::StringRef)"
+  "byte compare of untouched pairs|gestell::sameArtifactBytes("
+  "SARIF report|gestell::driver::writeSarif("
+)
+declare -A PHASE_COST
+phases() {
+  local key=$1 out="$tmp/cg.phases" k line
+  shift
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$@" >/dev/null 2>&1 || return 0
+  callgrind_annotate --inclusive=yes --threshold=100 "$out" >"$out.txt" 2>/dev/null || return 0
+  PHASE_COST[$key,total]=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$out.txt")
+  for k in "${!PHASES[@]}"; do
+    line=${PHASES[$k]#*|}
+    # The function's own entry (its object file in brackets), not a line
+    # inlined from it elsewhere: the largest count of its name.
+    PHASE_COST[$key,$k]=$(awk -v f="$line" 'index($0, f) && !index($0, "=>") {
+      gsub(",", "", $1); if ($1 + 0 > m) m = $1 + 0 } END { print m + 0 }' "$out.txt")
+  done
+}
+if [ "$callgrind" = 1 ] && command -v callgrind_annotate >/dev/null; then
+  phases check "$gestell" check -j1 --format=sarif "$tmp/sweep"
+  phases diff "$gestell" diff -j1 "$tmp/sweep" "$tmp/sweep"
+  echo
+  echo "== where the instructions go, sweep (callgrind -j1, each phase's entry point, inclusive)"
+  printf '  %-40s %14s %14s\n' "phase" "check Minstr" "diff A A"
+  m() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
+  sum_check=0 sum_diff=0
+  for k in "${!PHASES[@]}"; do
+    c=${PHASE_COST[check,$k]:-0} d=${PHASE_COST[diff,$k]:-0}
+    [ "$c" = 0 ] && [ "$d" = 0 ] && continue
+    printf '  %-40s %14s %14s\n' "${PHASES[$k]%%|*}" "$(m "$c")" "$(m "$d")"
+    sum_check=$((sum_check + c)) sum_diff=$((sum_diff + d))
+  done
+  tc=${PHASE_COST[check,total]:-0} td=${PHASE_COST[diff,total]:-0}
+  printf '  %-40s %14s %14s\n' "the rest (checks, matching, reports)" \
+    "$(m $((tc - sum_check)))" "$(m $((td - sum_diff)))"
+  printf '  %-40s %14s %14s\n' "total" "$(m "$tc")" "$(m "$td")"
+fi
+
 echo
 echo "Minstr: millions of instructions (callgrind, all processes, gestell -j1). wall: best of $runs,"
 echo "gestell at -j$cores. peak MiB: maximum resident set. x grep-all / x grep-read: this row over (a) / (b)."
