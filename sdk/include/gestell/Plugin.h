@@ -31,7 +31,7 @@
 #include <string>
 
 /// The SDK interface version plugins are compiled against.
-#define GESTELL_PLUGIN_API_VERSION 8
+#define GESTELL_PLUGIN_API_VERSION 9
 
 /// Marks the entry point visible when a plugin builds with hidden symbols.
 #define GESTELL_PLUGIN_EXPORT __attribute__((visibility("default")))
