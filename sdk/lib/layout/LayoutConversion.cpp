@@ -392,15 +392,15 @@ Expected<bool> computeTmemCompatible(const Layout &Reg,
 Expected<bool> isTmemCompatible(const Layout &Reg, ArrayRef<int64_t> RegShape,
                                 unsigned ElementBitWidth, const Layout &Mem,
                                 ArrayRef<int64_t> MemShape, int MaxNReg) {
-  // Kernels of one cache store the same few register layouts to the same
-  // tensor memory: the answer is kept per process, as a conversion's is.
-  // Both shapes, each after its length, then the element width and the
-  // register limit, are the memo's "shape".
   // An element type the reader does not size (width 0) has no message
   // layout to compare with.
   if (ElementBitWidth == 0)
     return createStringError(inconvertibleErrorCode(),
                              "the element type's width is not known");
+  // Kernels of one cache store the same few register layouts to the same
+  // tensor memory: the answer is kept per process, as a conversion's is.
+  // Both shapes, each after its length, then the element width and the
+  // register limit, are the memo's "shape".
   SmallVector<int64_t, 12> Key;
   Key.push_back(RegShape.size());
   Key.append(RegShape.begin(), RegShape.end());
