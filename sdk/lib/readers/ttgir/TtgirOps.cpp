@@ -60,11 +60,7 @@ bool Parser::parseOperation(Block *B, SmallVectorImpl<Operation *> &Ops) {
   // Trim trailing spaces from the op text (StringRef::rtrim's set, without
   // the table it builds on every call).
   const char *TextEnd = H.End;
-  auto Blank = [](char C) {
-    return C == ' ' || C == '\t' || C == '\n' || C == '\v' || C == '\f' ||
-           C == '\r';
-  };
-  while (TextEnd > S && Blank(TextEnd[-1]))
+  while (TextEnd > S && llvm::isSpace(TextEnd[-1]))
     --TextEnd;
   Op->Text = StringRef(S, TextEnd - S);
   return finishOperation(Op, H, Ops);
