@@ -11,7 +11,7 @@ lands in $OUT as NAME-smXXX. Kernels still compiling at RT_DEADLINE seconds
 
     python3 tools/device/retarget.py cuda:100 devwork/rt/*.tar.xz
 """
-import concurrent.futures as cf, glob, json, os, subprocess, sys, tarfile, time
+import concurrent.futures as cf, glob, json, os, shutil, subprocess, sys, tarfile, time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import inductor_zoo  # noqa: E402
@@ -38,8 +38,9 @@ def main(target, tarballs):
     suffix = "sm" + target.split(":")[1]
     inductor_zoo.W = "/tmp/rtzoo"
     jobs = []
+    src = "/tmp/rtsrc"
+    shutil.rmtree(src, ignore_errors=True)  # no entries of an earlier run
     for tb in tarballs:
-        src = "/tmp/rtsrc"
         with tarfile.open(tb) as tf:
             name = tf.getnames()[0].split("/")[0]
             tf.extractall(src)
@@ -52,6 +53,7 @@ def main(target, tarballs):
             print(out, "skipped: past the deadline", flush=True)
             continue
         root = f"{inductor_zoo.W}/{out}"
+        shutil.rmtree(root, ignore_errors=True)
         os.environ["TRITON_CACHE_DIR"] = f"{root}/cache"
         failed = []
         pool = cf.ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1))
