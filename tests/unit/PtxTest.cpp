@@ -42,8 +42,11 @@ std::unique_ptr<PtxModule> parseOrFail(const std::string &Path) {
 }
 
 /// The independent count: lines that, once a `//` comment is cut off, end
-/// in ';' and do not start with '.', '{', '}' or a label. Triton's PTX has
-/// one statement per line, so this is the number of instructions.
+/// in ';' and do not start with '.', '{', '}' or a label, and are not a
+/// lone ';' (the end of a declaration over several lines: a noinline
+/// function's `.func name (...)` prototype, `.extern .func vprintf`).
+/// Triton's PTX has one statement per line, so this is the number of
+/// instructions.
 size_t countInstructionLines(const std::string &Path) {
   size_t N = 0;
   bool InTargets = false; // a `.branchtargets` list over several lines
@@ -58,7 +61,7 @@ size_t countInstructionLines(const std::string &Path) {
       InTargets = !S.ends_with(";");
       continue;
     }
-    if (S.empty() || !S.ends_with(";"))
+    if (S.empty() || !S.ends_with(";") || S == ";")
       continue;
     if (S[0] == '.' || S[0] == '{' || S[0] == '}')
       continue;

@@ -115,7 +115,13 @@ TEST(Ttgir, EveryCorpusFileParsesWithAllOpsAndRegions) {
     bool CompilerOutput = !StringRef(F).contains("/fixtures/");
     auto M = parseOk(F);
     ASSERT_TRUE(M);
-    EXPECT_EQ(M->functions().size(), 1u);
+    // One kernel; a @triton.jit(noinline=True) function it calls is a
+    // private tt.func of its own (device/sm90-call-forms).
+    EXPECT_EQ(count_if(M->functions(),
+                       [](const Operation *F) {
+                         return !F->Text.starts_with("tt.func private");
+                       }),
+              1);
     std::vector<size_t> Expected = lineBasedOpCounts(M->text());
     std::vector<size_t> Got;
     for (const Region *R : M->regions())
