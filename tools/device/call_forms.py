@@ -118,6 +118,33 @@ def kernels():
         tl.atomic_add(counter, steps)
         tl.store(out + offs, v, mask=m)
 
+    # Added after the run that made tests/corpus/realworld/device/
+    # sm90-call-forms (the lines above are the ones its debug info names).
+    # A noinline function with many values live across its own inner calls,
+    # called from a loop whose trip count is only known at run time: the
+    # call ABI's callee-saved registers go to the stack.
+    @triton.jit(noinline=True)
+    def poly(v, k):
+        return ((v * k + 1.0) * v + k) * v + 0.5
+
+    @triton.jit(noinline=True)
+    def heavy_step(x, out, n, i, pid):
+        offs = pid * 256 + tl.arange(0, 256)
+        m = offs < n
+        a = tl.load(x + i * n + offs, mask=m, other=0.0)
+        b = tl.load(x + (i + 1) * n + offs, mask=m, other=0.0)
+        acc = tl.load(out + offs, mask=m, other=0.0)
+        s = tl.sum(a * b, axis=0)
+        t = poly(s, 0.25)
+        u = poly(t, s)
+        tl.store(out + offs, acc + a * t + b * u, mask=m)
+
+    @triton.jit
+    def noinline_runtime_loop(x, out, n, iters, BLOCK: tl.constexpr):
+        pid = tl.program_id(0)
+        for i in range(iters):
+            heavy_step(x, out, n, i, pid)
+
     return locals()
 
 
@@ -131,6 +158,8 @@ def run(name):
     grid = (n // blk,)
     if name == "device_assert":
         k[grid](x, out, n, BLOCK=blk)
+    elif name == "noinline_runtime_loop":
+        k[grid](x, out, n, it - 1, BLOCK=blk)
     elif name == "while_atomic":
         cnt = torch.zeros(1, dtype=torch.int32, device="cuda")
         k[grid](x, cnt, out, n, BLOCK=blk)
@@ -139,7 +168,7 @@ def run(name):
     torch.cuda.synchronize()
 
 
-NAMES = ["noinline_loop", "noinline_wide", "device_print", "device_assert",
+NAMES = ["noinline_runtime_loop", "noinline_loop", "noinline_wide", "device_print", "device_assert",
          "inline_asm", "while_atomic"]
 
 if __name__ == "__main__":
