@@ -446,6 +446,29 @@ TEST(Layout, BadLayoutsAreInputErrorsWithLine) {
   EXPECT_EQ(parseError(Good), "parsed");
 }
 
+TEST(Layout, AnInputDimPastInt32IsAnErrorNotAnOverflow) {
+  // 30 register bases (the most a #ttg.linear may list per dim) that
+  // cover 32 elements: on 128 elements two more are added, and 2^32
+  // registers do not fit the int32 sizes (found by the layout fuzzer: a
+  // shift of 34 in inDimSize, undefined behaviour, in invertAndCompose).
+  std::string Regs;
+  for (int I = 0; I < 30; ++I)
+    Regs += std::string(I ? ", " : "") + "[0]";
+  Layout L = layout("#ttg.linear<{register = [" + Regs +
+                    "], lane = [[1], [2], [4], [8], [16]], warp = [], "
+                    "block = []}>");
+  EXPECT_EQ(ll(L, {32}).inDimSizeLog2("register"), 30);
+  Expected<LinearLayout> Big = toLinearLayout(L, {128});
+  ASSERT_FALSE(bool(Big));
+  EXPECT_EQ(toString(Big.takeError()),
+            "ttg.linear needs 2^32 register values on this shape: more than "
+            "a CTA holds");
+  Expected<ConversionAnalysis> A = analyzeConversion(L, L, {128});
+  EXPECT_FALSE(bool(A));
+  if (!A)
+    consumeError(A.takeError());
+}
+
 TEST(Layout, PartitionsRunWithTheirOwnWarps) {
   // Inside a warp_specialize partition, layouts are checked against the
   // partition's num_warps, not the module's.

@@ -1166,7 +1166,17 @@ Expected<Layout> parseLayoutText(StringRef AttributeText) {
 
 Expected<LinearLayout> toLinearLayout(const Layout &L,
                                       ArrayRef<int64_t> Shape) {
-  return toLinear(L, Shape);
+  Expected<LinearLayout> Out = toLinear(L, Shape);
+  if (!Out)
+    return Out.takeError();
+  // Sizes are int32, as in Triton: an input dim of 2^31 or more values
+  // (a #ttg.linear of 25 register and 19 warp bases, broadcast over a
+  // shape) is no layout a CTA runs, and its size would not fit.
+  for (const LinearLayout::InDim &D : Out->ins())
+    if (D.Bases.size() > 30)
+      return llError(L.Name + " needs 2^" + Twine(D.Bases.size()) + " " +
+                     D.Name + " values on this shape: more than a CTA holds");
+  return Out;
 }
 
 std::string canonicalLayoutText(const Attribute &A, const TtgirModule &M) {
