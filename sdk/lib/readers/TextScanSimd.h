@@ -1,5 +1,4 @@
-//===- TextScanSimd.h - The vector passes of TextScan.cpp, per ISA -*- C++
-//-*-===//
+//===- TextScanSimd.h - TextScan.cpp's vector passes, per ISA --*- C++ -*-===//
 //
 // checkText's pass over plain 64-byte blocks and containsAny's pass over
 // candidate positions, in SSE2 (every x86-64) and, where the compiler can

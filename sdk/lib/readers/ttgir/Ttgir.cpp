@@ -336,12 +336,8 @@ int lookupNumWarps(const Operation &Op, const TtgirModule &M) {
           T.slice(LineStart == StringRef::npos ? 0 : LineStart + 1, At);
       if (!Before.trim().empty())
         continue; // not at the start of a line
-      size_t NW = T.find("num_warps(", At);
-      size_t Eol = T.find('\n', At);
-      unsigned N = 0;
-      if (NW != StringRef::npos && NW < Eol &&
-          !T.substr(NW + 10).take_while(isDigit).getAsInteger(10, N) && N)
-        return int(N);
+      if (std::optional<int> N = numWarpsOn(T.slice(At, T.find('\n', At))))
+        return *N;
       break;
     }
   }
