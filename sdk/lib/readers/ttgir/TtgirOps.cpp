@@ -27,6 +27,11 @@ struct [[gnu::visibility("hidden")]] OpHeader {
   SmallVector<Region *, 2> Regions;
   SmallVector<Value *, 8> PendingArgs;                ///< of the next region
   SmallVector<std::pair<char, const char *>, 4> Open; ///< ( and [ unclosed
+  /// The types the scan read (a `!dialect` type) or skipped (a `word<...>`
+  /// after the op's ':'), by where each starts: reading the result types
+  /// afterwards takes them, or their ends, from here instead of scanning
+  /// the text again.
+  SmallVector<Parser::TypeAt, 4> Types;
   const char *ArrowPos = nullptr, *ColonPos = nullptr, *ToPos = nullptr;
   const char *End = nullptr; ///< where the op's text ends
   bool BoolLiteral = false;  ///< arith.constant true / false
@@ -209,7 +214,7 @@ bool Parser::scanOpHeader(Operation *Op, OpHeader &H) {
       Ok = parseAttribute() != nullptr;
       break;
     case '!':
-      Ok = parseType() != nullptr;
+      Ok = scanType(H);
       break;
     case '@':
       scanSymbol(Op);
@@ -224,6 +229,16 @@ bool Parser::scanOpHeader(Operation *Op, OpHeader &H) {
     }
   }
   return false;
+}
+
+/// A type at P, read whole and kept in H.Types by where it starts.
+bool Parser::scanType(OpHeader &H) {
+  const char *S = P;
+  const Type *T = parseType();
+  if (!T)
+    return false;
+  H.Types.push_back({S, P, T});
+  return true;
 }
 
 /// `::` (skipped) or the ':' before the op's types.
@@ -353,8 +368,17 @@ bool Parser::scanWord(Operation *Op, OpHeader &H) {
       Op->Loc = L;
     return true;
   }
-  if (peek() == '<')
-    return skipAngle();
+  if (peek() == '<') {
+    // After the op's ':' a `word<...>` is a type (tensor<...>): where it
+    // ends is kept, so that reading the result types does not scan it
+    // again.
+    const char *W = Id.data();
+    if (!skipAngle())
+      return false;
+    if (H.ColonPos)
+      H.Types.push_back({W, P, nullptr});
+    return true;
+  }
   if (Id == "to" && H.Open.empty())
     H.ToPos = P;
   if ((Id == "true" || Id == "false") && Op->Name == "arith.constant")
@@ -405,7 +429,9 @@ bool Parser::finishOperation(Operation *Op, OpHeader &H,
   Op->Attrs = I.copy<NamedAttribute>(H.Attrs);
   Op->Regions = I.copy<Region *>(H.Regions);
   assignResultTypes(Op, H);
+  Known = H.Types;
   assignRegionArgTypes(Op, H.ColonPos);
+  Known = {};
   if (Op->Name == "tt.func" || Op->Name == "func.func")
     M.Functions.push_back(Op);
   Ops.push_back(Op);
@@ -440,6 +466,7 @@ void Parser::assignResultTypes(Operation *Op, const OpHeader &H) {
   const char *Save = P;
   SmallVector<const Type *, 4> Tys;
   bool Ok = true;
+  Known = H.Types;
   if (H.ArrowPos) {
     P = H.ArrowPos;
     Ok = parseTypeList(Tys, /*AllowParens=*/true);

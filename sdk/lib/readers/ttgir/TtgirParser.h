@@ -76,6 +76,15 @@ private:
     bool Isolated = false;
   };
   friend struct OpHeader;
+  /// A type at Pos, ending at End: read (Ty), or only skipped (Ty null).
+  struct TypeAt {
+    const char *Pos, *End;
+    const Type *Ty;
+  };
+  /// Types of the op being finished that its header scan read or skipped:
+  /// parseType at one of their positions takes the type, or its end,
+  /// instead of reading the text again.
+  llvm::ArrayRef<TypeAt> Known;
 
   TtgirModule &M;
   TtgirModule::Impl &I;
@@ -224,6 +233,7 @@ private:
   bool scanBrace(Operation *Op, OpHeader &H); // at '{'
   bool scanAngle(OpHeader &H);                // at '<'
   bool scanWord(Operation *Op, OpHeader &H);  // at a letter
+  bool scanType(OpHeader &H);                 // at a type
   bool parseOpRegion(Operation *Op, OpHeader &H, const char *OpenPos);
   bool finishOperation(Operation *Op, OpHeader &H,
                        llvm::SmallVectorImpl<Operation *> &Ops);

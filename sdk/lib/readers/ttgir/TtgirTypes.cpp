@@ -20,7 +20,18 @@ const Type *Parser::parseType() {
     return nullptr;
   skipHSpace();
   const char *S = P;
-  const char *End = scanTypeEnd(S);
+  const char *End = nullptr;
+  for (const TypeAt &K : Known)
+    if (K.Pos == S) {
+      if (!K.Ty) {
+        End = K.End;
+        break;
+      }
+      P = K.End;
+      return K.Ty;
+    }
+  if (!End)
+    End = scanTypeEnd(S);
   StringRef Text(S, End - S);
   if (!Text.empty()) {
     auto It = TypeCache.find(Text);
