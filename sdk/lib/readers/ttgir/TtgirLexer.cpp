@@ -13,6 +13,17 @@ using namespace llvm;
 
 namespace gestell::ttgir {
 
+bool Lexer::expected(char C, StringRef What) {
+  return fail(P, Twine("expected '") + Twine(C) + "' " + What);
+}
+
+bool Lexer::decimalTooLarge(const char *S, uint64_t Max, StringRef What) {
+  while (P < E && *P >= '0' && *P <= '9')
+    ++P;
+  return failBounds(S, What + " " + StringRef(S, P - S) + " is larger than " +
+                           Twine(Max));
+}
+
 StringRef Lexer::lexString() {
   const char *S = P;
   ++P; // "

@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Compiler.h"
 
 #include <array>
 #include <cstdint>
@@ -141,10 +142,12 @@ public:
     return true;
   }
   bool expect(char C, llvm::StringRef What) {
-    if (consume(C))
+    if (LLVM_LIKELY(consume(C)))
       return true;
-    return fail(P, llvm::Twine("expected '") + llvm::Twine(C) + "' " + What);
+    return expected(C, What);
   }
+  /// expect()'s failure, out of line: the message is built only here.
+  [[gnu::noinline, gnu::cold]] bool expected(char C, llvm::StringRef What);
   llvm::StringRef lexBareId() {
     const char *S = P;
     if (P < E && isIdStart(*P)) {
@@ -169,19 +172,18 @@ public:
     uint64_t V = 0;
     while (P < E && *P >= '0' && *P <= '9') {
       uint64_t D = *P++ - '0';
-      if (V > (Max - D) / 10) {
-        while (P < E && *P >= '0' && *P <= '9')
-          ++P;
-        return failBounds(S, What + " " + llvm::StringRef(S, P - S) +
-                                 " is larger than " + llvm::Twine(Max));
-      }
+      if (LLVM_UNLIKELY(V > (Max - D) / 10))
+        return decimalTooLarge(S, Max, What);
       V = V * 10 + D;
     }
-    if (P == S)
+    if (LLVM_UNLIKELY(P == S))
       return fail(S, "expected digits in " + What);
     Out = T(V);
     return true;
   }
+  /// lexDecimal's failure for the number at S, out of line.
+  [[gnu::noinline, gnu::cold]] bool decimalTooLarge(const char *S, uint64_t Max,
+                                                    llvm::StringRef What);
 
   /// A string literal at P (the quotes included in the skipped range);
   /// returns the contents, escapes kept.
