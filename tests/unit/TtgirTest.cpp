@@ -578,6 +578,21 @@ TEST(Ttgir, NumbersOutOfBoundsAreLocatedErrors) {
   EXPECT_EQ(findOp(**M, "x.y", 3)->attr("w")->Int, -1);
   EXPECT_EQ(parseError("#loc = loc(\"k.py\":99999999999:1)\nmodule {\n}\n"),
             "1:19: a line number 99999999999 is larger than 4294967295");
+  // More than 19 digits, leading zeros: the number is its value (2^64
+  // would wrap a 64-bit sum of 20 digits).
+  auto Z = parseTtgirText("#loc = loc(\"k.py\":000000000000000000000042:"
+                          "00000000000000000000000000000007)\nmodule {\n} "
+                          "loc(#loc)\n",
+                          "zeros.ttgir");
+  ASSERT_TRUE(bool(Z)) << toString(Z.takeError());
+  const Location *ZL = (*Z)->locationAlias("#loc");
+  ASSERT_NE(ZL, nullptr);
+  EXPECT_EQ(ZL->Line, 42u);
+  EXPECT_EQ(ZL->Column, 7u);
+  EXPECT_EQ(parseError("#loc = loc(\"k.py\":000000000000000000004294967296:1)"
+                       "\nmodule {\n}\n"),
+            "1:19: a line number 000000000000000000004294967296 is larger "
+            "than 4294967295");
   EXPECT_EQ(parseError("module attributes {\"ttg.num-warps\" = 4294967300 : "
                        "i32} {\n}\n"),
             "1:1: ttg.num-warps = 4294967300 is not a count from 1 to 65536");

@@ -17,11 +17,22 @@ bool Lexer::expected(char C, StringRef What) {
   return fail(P, Twine("expected '") + Twine(C) + "' " + What);
 }
 
-bool Lexer::decimalTooLarge(const char *S, uint64_t Max, StringRef What) {
-  while (P < E && *P >= '0' && *P <= '9')
-    ++P;
-  return failBounds(S, What + " " + StringRef(S, P - S) + " is larger than " +
-                           Twine(Max));
+std::optional<uint64_t> Lexer::decimalAt(const char *S, uint64_t Max,
+                                         StringRef What) {
+  P = S;
+  uint64_t V = 0;
+  while (P < E && *P >= '0' && *P <= '9') {
+    uint64_t D = *P++ - '0';
+    if (V > (Max - D) / 10) {
+      while (P < E && *P >= '0' && *P <= '9')
+        ++P;
+      failBounds(S, What + " " + StringRef(S, P - S) + " is larger than " +
+                        Twine(Max));
+      return std::nullopt;
+    }
+    V = V * 10 + D;
+  }
+  return V;
 }
 
 StringRef Lexer::lexString() {

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace gestell::ttgir {
@@ -169,21 +170,24 @@ public:
   template <typename T>
   bool lexDecimal(T &Out, uint64_t Max, llvm::StringRef What) {
     const char *S = P;
-    uint64_t V = 0;
-    while (P < E && *P >= '0' && *P <= '9') {
-      uint64_t D = *P++ - '0';
-      if (LLVM_UNLIKELY(V > (Max - D) / 10))
-        return decimalTooLarge(S, Max, What);
-      V = V * 10 + D;
-    }
+    uint64_t V = 0; // 19 digits or fewer cannot wrap
+    while (P < E && unsigned(*P - '0') < 10)
+      V = V * 10 + unsigned(*P++ - '0');
     if (LLVM_UNLIKELY(P == S))
       return fail(S, "expected digits in " + What);
+    if (LLVM_UNLIKELY(P - S > 19 || V > Max)) {
+      std::optional<uint64_t> Long = decimalAt(S, Max, What);
+      if (!Long)
+        return false;
+      V = *Long;
+    }
     Out = T(V);
     return true;
   }
-  /// lexDecimal's failure for the number at S, out of line.
-  [[gnu::noinline, gnu::cold]] bool decimalTooLarge(const char *S, uint64_t Max,
-                                                    llvm::StringRef What);
+  /// The number of the digits at S (P after them) when it is no larger
+  /// than Max, else a located error: lexDecimal's slow path, out of line.
+  [[gnu::noinline, gnu::cold]] std::optional<uint64_t>
+  decimalAt(const char *S, uint64_t Max, llvm::StringRef What);
 
   /// A string literal at P (the quotes included in the skipped range);
   /// returns the contents, escapes kept.
