@@ -430,8 +430,10 @@ bool TtgirModule::Impl::defineLocAlias(StringRef Name, const Location *L) {
   // Numbers stay below four per line of the file (Triton numbers its
   // aliases densely, one per line), so no name makes the table large.
   if (std::optional<size_t> N = locNumber(Name, 4 * LineStarts.size() + 16)) {
+    // Grown by doubling: a grow per alias (they come in order) cost a
+    // tenth of the definitions' parse. Entries past the last are null.
     if (*N >= NumberedLocs.size())
-      NumberedLocs.resize(*N + 1, nullptr);
+      NumberedLocs.resize(std::max(*N + 1, 2 * NumberedLocs.size()), nullptr);
     if (NumberedLocs[*N])
       return false;
     NumberedLocs[*N] = L;
