@@ -492,6 +492,51 @@ module attributes {"ttg.num-warps" = 4 : i32, acme.flag} {
   EXPECT_EQ(If->Operands[0]->Ty->Name, "i1");
 }
 
+TEST(Ttgir, ValueNamesAreScopedByRegion) {
+  // A name defined again in a nested region hides the outer one there and
+  // gives it back after; sibling regions and sibling functions reuse names;
+  // a function sees nothing of another.
+  auto M = parseTtgirText("module {\n"
+                          "  tt.func @f(%a: i1) {\n"
+                          "    %x = arith.constant 1 : i32\n"
+                          "    scf.if %a {\n"
+                          "      %x = arith.constant 2 : i64\n"
+                          "      %y = arith.addi %x, %x : i64\n"
+                          "    }\n"
+                          "    scf.if %a {\n"
+                          "      %y = arith.addi %x, %x : i32\n"
+                          "    }\n"
+                          "    %z = arith.addi %x, %x : i32\n"
+                          "    tt.return\n"
+                          "  }\n"
+                          "  tt.func @g(%a: i64) {\n"
+                          "    %x = arith.addi %a, %a : i64\n"
+                          "    tt.return\n"
+                          "  }\n"
+                          "}\n",
+                          "scopes.ttgir");
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  const Operation *Outer = findOp(**M, "arith.constant", 3);
+  const Operation *Inner = findOp(**M, "arith.constant", 5);
+  ASSERT_NE(Outer, nullptr);
+  ASSERT_NE(Inner, nullptr);
+  EXPECT_EQ(findOp(**M, "arith.addi", 6)->Operands[0]->Def, Inner);
+  EXPECT_EQ(findOp(**M, "arith.addi", 9)->Operands[0]->Def, Outer);
+  EXPECT_EQ(findOp(**M, "arith.addi", 11)->Operands[1]->Def, Outer);
+  const Operation *G = findOp(**M, "arith.addi", 15);
+  EXPECT_TRUE(G->Operands[0]->isBlockArgument());
+  EXPECT_EQ(G->Operands[0]->Ty->Name, "i64");
+  EXPECT_EQ(Outer->Results[0]->Uses.size(), 4u);
+  EXPECT_EQ(Inner->Results[0]->Uses.size(), 2u);
+  // The other function's names are not in scope, even when defined first.
+  EXPECT_EQ(parseError("module {\n  tt.func @f() {\n"
+                       "    %q = arith.constant 1 : i32\n    tt.return\n  }\n"
+                       "  tt.func @g() {\n"
+                       "    %r = arith.addi %q, %q : i32\n    tt.return\n"
+                       "  }\n}\n"),
+            "7:21: use of undefined value %q");
+}
+
 TEST(Ttgir, BadInputIsAnInputErrorWithLine) {
   // Unbalanced region: the loop body is never closed.
   EXPECT_EQ(parseError("module {\n"

@@ -671,9 +671,14 @@ bool Parser::defineValues(ArrayRef<Value *> Vals, StringRef Name,
                           const char *Pos) {
   if (Scopes.empty())
     return fail(Pos, "value %" + Name + " defined outside a function");
-  auto [It, Inserted] = Scopes.back().Names.try_emplace(Name, Vals);
-  if (!Inserted)
+  uint32_t Hash = hashText(Name);
+  uint32_t Cur = Scopes.size() - 1;
+  bool New;
+  uint32_t &Top = Names.insert(Name, Hash, New);
+  if (Top && Bindings[Top - 1].Scope == Cur)
     return fail(Pos, "redefinition of value %" + Name);
+  Bindings.push_back({Vals, Name, Hash, Top, Cur});
+  Top = Bindings.size();
   return true;
 }
 
@@ -682,14 +687,11 @@ bool Parser::defineValue(Value *V, const char *Pos) {
 }
 
 const ArrayRef<Value *> *Parser::lookup(StringRef Name) const {
-  for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
-    auto Found = It->Names.find(Name);
-    if (Found != It->Names.end())
-      return &Found->second;
-    if (It->Isolated)
-      break;
-  }
-  return nullptr;
+  const uint32_t *Top = Names.find(Name);
+  if (!Top || !*Top)
+    return nullptr;
+  const Binding &B = Bindings[*Top - 1];
+  return B.Scope >= VisibleFrom ? &B.Vals : nullptr;
 }
 
 bool Parser::bind(const PendingUse &U, ArrayRef<Value *> Group) {
@@ -706,11 +708,12 @@ bool Parser::closeScope() {
   // Forward references: a value defined later in this region, else one
   // defined later in an enclosing region (retried when that one closes).
   Scope &S = Scopes.back();
+  uint32_t Cur = Scopes.size() - 1;
   std::vector<PendingUse> Outer;
   for (const PendingUse &U : S.Deferred) {
-    auto Found = S.Names.find(U.Name);
-    if (Found != S.Names.end()) {
-      if (!bind(U, Found->second))
+    const uint32_t *Top = Names.find(U.Name);
+    if (Top && *Top && Bindings[*Top - 1].Scope == Cur) {
+      if (!bind(U, Bindings[*Top - 1].Vals))
         return false;
       continue;
     }
@@ -718,6 +721,13 @@ bool Parser::closeScope() {
       return fail(U.Pos, "use of undefined value %" + U.Name);
     Outer.push_back(U);
   }
+  // The names this scope defined give back the bindings they hid.
+  for (size_t K = Bindings.size(); K > S.FirstBinding; --K) {
+    const Binding &B = Bindings[K - 1];
+    *Names.find(B.Name, B.Hash) = B.Prev;
+  }
+  Bindings.resize(S.FirstBinding);
+  VisibleFrom = S.PrevVisibleFrom;
   Scopes.pop_back();
   if (!Outer.empty())
     llvm::append_range(Scopes.back().Deferred, Outer);

@@ -10,6 +10,7 @@
 #ifndef GESTELL_LIB_TTGIRPARSER_H
 #define GESTELL_LIB_TTGIRPARSER_H
 
+#include "readers/ttgir/NameTable.h"
 #include "readers/ttgir/TtgirImpl.h"
 #include "readers/ttgir/TtgirLexer.h"
 
@@ -69,11 +70,20 @@ private:
   };
   /// Value names are scoped by region, as MLIR prints them: sibling regions
   /// reuse names, and an isolated region (a function) sees nothing outside.
+  /// One table holds every name's newest binding; a binding remembers the
+  /// one it hides, given back when its scope closes.
+  struct Binding {
+    llvm::ArrayRef<Value *> Vals;
+    llvm::StringRef Name;
+    uint32_t Hash;
+    uint32_t Prev;  ///< the hidden binding + 1, 0: none
+    uint32_t Scope; ///< index into Scopes
+  };
   struct Scope {
-    explicit Scope(llvm::BumpPtrAllocator &A) : Names(A) {}
-    llvm::StringMap<llvm::ArrayRef<Value *>, llvm::BumpPtrAllocator &> Names;
-    std::vector<PendingUse> Deferred; ///< forward references
+    uint32_t FirstBinding = 0;
+    uint32_t PrevVisibleFrom = 0;
     bool Isolated = false;
+    std::vector<PendingUse> Deferred; ///< forward references
   };
   friend struct OpHeader;
   /// A type at Pos, ending at End: read (Ty), or only skipped (Ty null).
@@ -90,10 +100,14 @@ private:
   TtgirModule::Impl &I;
   llvm::StringRef Path;
 
-  /// What lives only while the file is read (scopes' names, the type
-  /// cache): one arena, so that no table entry is a malloc of its own.
-  llvm::BumpPtrAllocator Scratch;
-  llvm::StringMap<const Type *, llvm::BumpPtrAllocator &> TypeCache{Scratch};
+  /// The types read, by their text.
+  NameTable<const Type *> TypeCache;
+  /// Each value name's newest binding + 1 (0: none), the bindings of the
+  /// open scopes in order, and the first scope a lookup sees (the
+  /// innermost isolated one).
+  NameTable<uint32_t> Names;
+  std::vector<Binding> Bindings;
+  uint32_t VisibleFrom = 0;
   /// The line of the last op made: ops start in text order, so the line of
   /// the next one is found walking on from it (TtgirModule::lineColOf
   /// searches the whole table).
@@ -256,8 +270,12 @@ private:
   const llvm::ArrayRef<Value *> *lookup(llvm::StringRef Name) const;
   bool bind(const PendingUse &U, llvm::ArrayRef<Value *> Group);
   void openScope(bool Isolated) {
-    Scopes.emplace_back(Scratch);
-    Scopes.back().Isolated = Isolated;
+    Scope &S = Scopes.emplace_back();
+    S.FirstBinding = Bindings.size();
+    S.PrevVisibleFrom = VisibleFrom;
+    S.Isolated = Isolated;
+    if (Isolated)
+      VisibleFrom = Scopes.size() - 1;
   }
   bool closeScope();
 };

@@ -33,16 +33,19 @@ const Type *Parser::parseType() {
   if (!End)
     End = scanTypeEnd(S);
   StringRef Text(S, End - S);
+  uint32_t Hash = 0;
   if (!Text.empty()) {
-    auto It = TypeCache.find(Text);
-    if (It != TypeCache.end()) {
+    Hash = hashText(Text);
+    if (const Type **Known = TypeCache.find(Text, Hash)) {
       P = End;
-      return It->second;
+      return *Known;
     }
   }
   const Type *T = parseTypeUncached(S);
-  if (T && !Text.empty() && T->Text == Text)
-    TypeCache[Text] = T;
+  if (T && !Text.empty() && T->Text == Text) {
+    bool New;
+    TypeCache.insert(Text, Hash, New) = T;
+  }
   return T;
 }
 
@@ -296,13 +299,14 @@ const Type *Parser::synthesize(const Type *Like, const Type *Elem) {
 }
 
 const Type *Parser::scalarType(StringRef Name) {
-  auto It = TypeCache.find(Name);
-  if (It != TypeCache.end())
-    return It->second;
+  uint32_t Hash = hashText(Name);
+  if (const Type **Known = TypeCache.find(Name, Hash))
+    return *Known;
   Type *T = I.make<Type>();
   T->K = Type::Kind::Scalar;
   T->Name = T->Text = Name; // Name must outlive: literals or file text
-  TypeCache[Name] = T;
+  bool New;
+  TypeCache.insert(Name, Hash, New) = T;
   return T;
 }
 
