@@ -23,8 +23,9 @@ namespace gestell::ttgir {
 /// Hash of a short text, a word at a time (never reads past its end): each
 /// word is multiplied into the state, whose 128-bit product's halves are
 /// folded together, so that every byte reaches the low bits a table of any
-/// size indexes with.
-inline uint32_t hashText(llvm::StringRef S) {
+/// size indexes with. Seed: NameTable's, chosen at random once per process,
+/// so that a file in a scanned folder cannot be made of names that collide.
+inline uint32_t hashText(llvm::StringRef S, uint64_t Seed) {
   auto Load = [](const char *P, auto Word) {
     decltype(Word) V;
     std::memcpy(&V, P, sizeof(V));
@@ -36,7 +37,7 @@ inline uint32_t hashText(llvm::StringRef S) {
   };
   const char *P = S.data();
   size_t N = S.size();
-  uint64_t H = 0x9E3779B97F4A7C15ull ^ N;
+  uint64_t H = Seed ^ N;
   for (; N >= 8; P += 8, N -= 8)
     H = Mix(H ^ Load(P, uint64_t()), 0xBF58476D1CE4E5B9ull);
   uint64_t Tail = 0;
@@ -49,8 +50,13 @@ inline uint32_t hashText(llvm::StringRef S) {
   return uint32_t(Mix(H ^ Tail, 0x94D049BB133111EBull));
 }
 
+/// A random number, the same for the whole process.
+uint64_t nameTableSeed();
+
 template <typename V> class NameTable {
 public:
+  uint32_t hash(llvm::StringRef Key) const { return hashText(Key, Seed); }
+
   struct Slot {
     const char *Key = nullptr; ///< null: empty
     uint32_t Size = 0, Hash = 0;
@@ -69,7 +75,7 @@ public:
         return &S.Value;
     }
   }
-  V *find(llvm::StringRef Key) const { return find(Key, hashText(Key)); }
+  V *find(llvm::StringRef Key) const { return find(Key, hash(Key)); }
 
   /// The value of Key, made (V{}) when Key is new: Inserted says which.
   /// Key's text must outlive the table.
@@ -94,6 +100,7 @@ public:
   }
 
 private:
+  uint64_t Seed = nameTableSeed();
   std::unique_ptr<Slot[]> Slots;
   uint32_t Mask = 0; ///< capacity - 1; 0: no slots yet
   uint32_t Count = 0;

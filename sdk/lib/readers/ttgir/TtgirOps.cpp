@@ -671,7 +671,7 @@ bool Parser::defineValues(ArrayRef<Value *> Vals, StringRef Name,
                           const char *Pos) {
   if (Scopes.empty())
     return fail(Pos, "value %" + Name + " defined outside a function");
-  uint32_t Hash = hashText(Name);
+  uint32_t Hash = Names.hash(Name);
   uint32_t Cur = Scopes.size() - 1;
   bool New;
   uint32_t &Top = Names.insert(Name, Hash, New);

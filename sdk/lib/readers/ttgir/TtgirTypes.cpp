@@ -35,7 +35,7 @@ const Type *Parser::parseType() {
   StringRef Text(S, End - S);
   uint32_t Hash = 0;
   if (!Text.empty()) {
-    Hash = hashText(Text);
+    Hash = TypeCache.hash(Text);
     if (const Type **Known = TypeCache.find(Text, Hash)) {
       P = End;
       return *Known;
@@ -299,7 +299,7 @@ const Type *Parser::synthesize(const Type *Like, const Type *Elem) {
 }
 
 const Type *Parser::scalarType(StringRef Name) {
-  uint32_t Hash = hashText(Name);
+  uint32_t Hash = TypeCache.hash(Name);
   if (const Type **Known = TypeCache.find(Name, Hash))
     return *Known;
   Type *T = I.make<Type>();
