@@ -52,8 +52,21 @@ bool Parser::parseOperation(Block *B, SmallVectorImpl<Operation *> &Ops) {
   const char *S = P;
   Operation *Op = newOperation(B, S);
   SmallVector<ResultGroup, 2> Groups;
-  if (peek() == '%' && !parseResultGroups(Groups))
-    return false;
+  if (peek() == '%') {
+    // Most ops have one result, printed `%name = `: read here; anything
+    // else (`%a, %b =`, `%x:2 =`, other spacing) by the list's grammar.
+    ++P;
+    StringRef Name = lexValueId();
+    if (!Name.empty() && startsWith(" = ")) {
+      Groups.push_back({Name, 1, S});
+      P += 3;
+      skipHSpace();
+    } else {
+      P = S;
+      if (!parseResultGroups(Groups))
+        return false;
+    }
+  }
   // Results are defined before the op's regions are read (uses in nested
   // regions resolve at scope end anyway).
   if (!parseOpName(Op) || !defineResults(Op, Groups))
