@@ -4,11 +4,13 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -366,6 +368,33 @@ TEST(Ttgir, TritonPackageFramesAreToldFromTheUsers) {
                       "/src/mytriton/language/x.py", "triton/runtime/x.py",
                       "/src/triton/languages/x.py", "triton/", ""})
     EXPECT_FALSE(inTritonPackage(F)) << F.str();
+}
+
+TEST(Ttgir, LocationAliasPastTheNumberedBoundIsFoundByName) {
+  // #locN up to four per line of the file (plus 16) are kept by number,
+  // larger ones by name; the numbered table grows by doubling, past that
+  // bound: a name between the bound and the table's size is still found.
+  auto Text = [](size_t A, size_t B, size_t C) {
+    return formatv("#loc{0} = loc(\"a.py\":1:1)\n#loc{1} = loc(\"b.py\":2:1)\n"
+                   "#loc{2} = loc(\"c.py\":3:1)\nmodule {{\n}\n",
+                   A, B, C)
+        .str();
+  };
+  // 5 line ends (6 line starts): 4 * 6 + 16 = 40 is the bound.
+  std::string Probe = Text(0, 0, 0);
+  size_t Bound = 4 * (std::count(Probe.begin(), Probe.end(), '\n') + 1) + 16;
+  ASSERT_EQ(Bound, 40u);
+  auto M = parseTtgirText(Text(Bound / 2 + 1, Bound, Bound + 2), "b.ttgir");
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  auto FileOf = [&](size_t N) -> std::string {
+    const Location *L = (*M)->locationAlias(("#loc" + Twine(N)).str());
+    return L ? L->File.str() : "none";
+  };
+  EXPECT_EQ(FileOf(Bound / 2 + 1), "a.py");
+  EXPECT_EQ(FileOf(Bound), "b.py");
+  EXPECT_EQ(FileOf(Bound + 2), "c.py");
+  EXPECT_EQ(FileOf(Bound + 1), "none");
+  EXPECT_EQ(FileOf(Bound - 1), "none");
 }
 
 TEST(Ttgir, LocationAliasesByNumberAndByName) {

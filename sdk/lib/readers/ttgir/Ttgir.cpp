@@ -426,10 +426,14 @@ std::optional<size_t> locNumber(StringRef Name, size_t Limit) {
 }
 } // namespace
 
+size_t TtgirModule::Impl::maxNumberedLoc() const {
+  // Triton numbers its aliases densely, one per line: four per line of the
+  // file is past any it prints, and no name makes the table large.
+  return 4 * LineStarts.size() + 16;
+}
+
 bool TtgirModule::Impl::defineLocAlias(StringRef Name, const Location *L) {
-  // Numbers stay below four per line of the file (Triton numbers its
-  // aliases densely, one per line), so no name makes the table large.
-  if (std::optional<size_t> N = locNumber(Name, 4 * LineStarts.size() + 16)) {
+  if (std::optional<size_t> N = locNumber(Name, maxNumberedLoc())) {
     // Grown by doubling: a grow per alias (they come in order) cost a
     // tenth of the definitions' parse. Entries past the last are null.
     if (*N >= NumberedLocs.size())
@@ -443,7 +447,9 @@ bool TtgirModule::Impl::defineLocAlias(StringRef Name, const Location *L) {
 }
 
 const Location *TtgirModule::Impl::locAlias(StringRef Name) const {
-  if (std::optional<size_t> N = locNumber(Name, NumberedLocs.size()))
+  // The bound of defineLocAlias, not the table's size: a name is in the
+  // table or in LocAliases by its number alone.
+  if (std::optional<size_t> N = locNumber(Name, maxNumberedLoc()))
     return *N < NumberedLocs.size() ? NumberedLocs[*N] : nullptr;
   return LocAliases.lookup(Name);
 }

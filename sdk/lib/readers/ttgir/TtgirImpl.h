@@ -33,6 +33,9 @@ struct TtgirModule::Impl {
   /// hash of it. Every other name is in LocAliases.
   std::vector<const Location *> NumberedLocs;
 
+  /// The largest N of a #locN kept in NumberedLocs; larger ones are in
+  /// LocAliases by name.
+  size_t maxNumberedLoc() const;
   /// Defines location alias Name; false when it already was.
   bool defineLocAlias(llvm::StringRef Name, const Location *L);
   /// Location alias Name, or null.
