@@ -92,6 +92,17 @@ TEST(MetadataScan, ReadsThePlainSubset) {
   EXPECT_TRUE(
       scansAsWhole(R"j({"src_constants": {"(4,)": 1024, "(5,)": "x"}})j"));
   EXPECT_TRUE(scansAsWhole(R"({"maxnreg": null, "tmem_size": 1e400})"));
+  // Read members' scalars are made without json::parse; past 64 bits, with
+  // a fraction or an escape they go through it: either way as it reads.
+  EXPECT_TRUE(
+      scansAsWhole(R"({"num_warps": 9223372036854775807, )"
+                   R"("shared": 18446744073709551615, "num_ctas": -0, )"
+                   R"("maxnreg": 007, "tmem_size": 2.0, "num_stages": )"
+                   R"(3e0, "name": "k\/l", "hash": "", "arch": true})"));
+  EXPECT_EQ(kernelMetadataFromJson(
+                *scanMetadataMembers(R"({"num_warps": 8, "name": "mm"})"))
+                .Name,
+            "mm");
   EXPECT_TRUE(scansAsWhole(" \t\r\n{}\n "));
 }
 
@@ -100,11 +111,25 @@ TEST(MetadataScan, GivesUpOutsideIt) {
            R"({"name": "a\u0062"})",   // \u escape: the whole parse reads it
            "{\"name\": \"\xc3\xa9\"}", // UTF-8
            R"({"x": 1.})",             // json::parse reads it, the scan not
-           R"({"x": .5})", R"({"x": -})", R"({"x": 1e})", R"({"x": 1.2.3})",
-           R"([1])", R"("s")", "", "   ",                     // not objects
-           R"({"a": 1} x)", R"({"a": [1, 2,]})", R"({"a": 1,})", // syntax
-           R"({"a" 1})", R"({a: 1})", R"({"a": tru})", R"({"a": nul})",
-           R"({"a": "b)", "{\"a\": \"\x01\"}", R"({"a": "\x"})", "{",
+           R"({"x": .5})",
+           R"({"x": -})",
+           R"({"x": 1e})",
+           R"({"x": 1.2.3})",
+           R"([1])",
+           R"("s")",
+           "",
+           "   ", // not objects
+           R"({"a": 1} x)",
+           R"({"a": [1, 2,]})",
+           R"({"a": 1,})", // syntax
+           R"({"a" 1})",
+           R"({a: 1})",
+           R"({"a": tru})",
+           R"({"a": nul})",
+           R"({"a": "b)",
+           "{\"a\": \"\x01\"}",
+           R"({"a": "\x"})",
+           "{",
        })
     EXPECT_FALSE(scanMetadataMembers(Text).has_value()) << Text.str();
   // Nesting past MaxJsonDepth is left to the whole parse, which says where.

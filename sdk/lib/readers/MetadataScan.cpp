@@ -29,9 +29,9 @@ namespace {
 /// The members kernelMetadataFromJson reads.
 bool isReadMember(StringRef Key) {
   return StringSwitch<bool>(Key)
-      .Cases({"name", "hash", "arch", "triton_version", "num_warps",
-              "num_ctas", "num_stages", "warp_size", "shared", "tmem_size",
-              "maxnreg", "src_constants", "target"},
+      .Cases({"name", "hash", "arch", "triton_version", "num_warps", "num_ctas",
+              "num_stages", "warp_size", "shared", "tmem_size", "maxnreg",
+              "src_constants", "target"},
              true)
       .Default(false);
 }
@@ -189,15 +189,36 @@ private:
       if (!value(Depth))
         return false;
       if (Out && isReadMember(Key)) {
-        Expected<json::Value> V = json::parse(StringRef(ValueAt, P - ValueAt));
-        if (!V) {
-          consumeError(V.takeError());
+        std::optional<json::Value> V = member(StringRef(ValueAt, P - ValueAt));
+        if (!V)
           return false;
-        }
         (*Out)[Key] = std::move(*V);
       }
       return true;
     });
+  }
+
+  /// A member's value, as json::parse reads it: the scalars most members
+  /// are (a string without escapes, an integer that fits 64 bits, true,
+  /// false, null) made here, anything else by json::parse.
+  static std::optional<json::Value> member(StringRef Text) {
+    int64_t I;
+    if (Text.size() >= 2 && Text.front() == '"' && !Text.contains('\\'))
+      return json::Value(Text.drop_front().drop_back().str());
+    if (!Text.empty() && (scan::isDigit(Text.back())) &&
+        !Text.contains_insensitive('e') && !Text.contains('.') &&
+        !Text.getAsInteger(10, I))
+      return json::Value(I);
+    if (Text == "true" || Text == "false")
+      return json::Value(Text == "true");
+    if (Text == "null")
+      return json::Value(nullptr);
+    Expected<json::Value> V = json::parse(Text);
+    if (!V) {
+      consumeError(V.takeError());
+      return std::nullopt;
+    }
+    return std::move(*V);
   }
 };
 
