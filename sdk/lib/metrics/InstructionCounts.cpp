@@ -57,13 +57,14 @@ void countFunction(const FunctionT &F, ArrayRef<uint32_t> Ids,
   }
 }
 
-/// The run's opcode texts, each once (they outlive every module).
+/// The run's opcode texts, each once (they outlive every module): a
+/// stage's are interned together, under one lock.
 using OpcodeTable = StringSet<BumpPtrAllocator>;
-StringRef internOpcode(StringRef Op) {
+template <typename Fn> void withOpcodeTable(Fn &&Use) {
   static std::mutex Lock;
   static OpcodeTable Table;
   std::lock_guard<std::mutex> G(Lock);
-  return Table.insert(Op).first->getKey();
+  Use(Table);
 }
 
 /// An interned opcode from its key data: the table's entry holds its length
@@ -118,9 +119,11 @@ OpcodeCounts::OpcodeCounts(ArrayRef<OpcodeCount> Sorted) {
     return uint32_t(std::min<uint64_t>(N, UINT32_MAX));
   };
   Entries.reserve(Sorted.size());
-  for (const OpcodeCount &E : Sorted)
-    Entries.push_back({internOpcode(E.Opcode).data(), Narrow(E.N.Total),
-                       Narrow(E.N.InLoops)});
+  withOpcodeTable([&](OpcodeTable &Table) {
+    for (const OpcodeCount &E : Sorted)
+      Entries.push_back({Table.insert(E.Opcode).first->getKey().data(),
+                         Narrow(E.N.Total), Narrow(E.N.InLoops)});
+  });
 }
 
 OpcodeCount OpcodeCounts::expand(const Entry &E) {
