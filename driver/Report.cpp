@@ -1,9 +1,11 @@
 //===- Report.cpp - What every reporter shares ----------------------------===//
 #include "Report.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -226,6 +228,50 @@ std::string pathToUri(StringRef Path) {
     }
   }
   return Out;
+}
+
+void stringAttribute(json::OStream &J, StringRef Key, StringRef S) {
+  if (!all_of(S, [](char C) { return (unsigned char)C < 0x80; }) &&
+      !json::isUTF8(S)) {
+    J.attribute(Key, S);
+    return;
+  }
+  J.attributeBegin(Key);
+  // As json::quote escapes: '"' and '\\' with a backslash, \t \n \r, the
+  // other control characters as \u00XX; every other byte as it is.
+  J.rawValue([&](raw_ostream &OS) {
+    OS << '"';
+    const char *Run = S.begin();
+    for (const char *P = S.begin(); P != S.end(); ++P) {
+      unsigned char C = *P;
+      if (C >= 0x20 && C != '"' && C != '\\')
+        continue;
+      OS.write(Run, P - Run);
+      OS << '\\';
+      switch (C) {
+      case '"':
+      case '\\':
+        OS << char(C);
+        break;
+      case '\t':
+        OS << 't';
+        break;
+      case '\n':
+        OS << 'n';
+        break;
+      case '\r':
+        OS << 'r';
+        break;
+      default:
+        OS << 'u';
+        write_hex(OS, C, HexPrintStyle::Lower, 4);
+      }
+      Run = P + 1;
+    }
+    OS.write(Run, S.end() - Run);
+    OS << '"';
+  });
+  J.attributeEnd();
 }
 
 } // namespace gestell::driver

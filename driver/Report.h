@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -75,8 +76,8 @@ std::string kernelList(llvm::ArrayRef<std::string> Labels);
 /// Writes through Write to stdout (Path "") or to Path: a regular file (or
 /// a link to one) through a temporary file renamed over it at the end, so a
 /// failed run never leaves half a file; anything else (a FIFO, /dev/null, a
-/// link to one) written to directly, never replaced. Says why on stderr, after Me ("gestell diff: "), and returns false
-/// when the file could not be written.
+/// link to one) written to directly, never replaced. Says why on stderr, after
+/// Me ("gestell diff: "), and returns false when the file could not be written.
 bool writeOutput(llvm::StringRef Path, llvm::StringRef Me,
                  llvm::function_ref<void(llvm::raw_ostream &)> Write);
 
@@ -107,6 +108,14 @@ std::vector<std::string> resultFingerprints(const RunReport &R);
 
 /// "/a b/c.py" -> "file:///a%20b/c.py"; a relative path is percent-encoded.
 std::string pathToUri(llvm::StringRef Path);
+
+/// J.attribute(Key, S) for a string, the same bytes: text valid as UTF-8
+/// is escaped and written a run at a time (json::OStream writes a string
+/// a character at a time, after copying it into a json::Value, and the
+/// reports' texts are most of their bytes); other text goes through
+/// json::Value, which mends it.
+void stringAttribute(llvm::json::OStream &J, llvm::StringRef Key,
+                     llvm::StringRef S);
 
 } // namespace gestell::driver
 

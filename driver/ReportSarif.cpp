@@ -210,7 +210,7 @@ std::vector<size_t> relatedLocations(ArrayRef<Candidate> All, size_t PrimaryAt,
 // file.
 
 void writeText(json::OStream &J, StringRef Key, StringRef S) {
-  J.attributeObject(Key, [&] { J.attribute("text", sentence(S)); });
+  J.attributeObject(Key, [&] { stringAttribute(J, "text", sentence(S)); });
 }
 
 /// A location's physicalLocation member for File:Line:Column; a stage of a
@@ -231,7 +231,7 @@ void writePhysicalLocation(json::OStream &J, StringRef File, uint32_t Line,
   }
   J.attributeObject("physicalLocation", [&] {
     J.attributeObject("artifactLocation", [&] {
-      J.attribute("uri", pathToUri(Path));
+      stringAttribute(J, "uri", pathToUri(Path));
       if (WithBaseId && !sys::path::is_absolute(Path, sys::path::Style::posix))
         J.attribute("uriBaseId", "%SRCROOT%");
     });
@@ -266,12 +266,12 @@ void writeLocation(json::OStream &J, const DiagLoc &L, const PathMap &Paths,
 void writeResultProperties(json::OStream &J, const Result &Res) {
   const Diagnostic &D = Res.Diag;
   J.attributeObject("properties", [&] {
-    J.attribute("kernel", D.Kernel);
+    stringAttribute(J, "kernel", D.Kernel);
     if (D.Primary.ArtifactStage)
       J.attribute("stage", stageName(*D.Primary.ArtifactStage));
     if (D.Hint)
       J.attribute("stageHint", D.Hint->Where);
-    J.attribute("target", D.Target);
+    stringAttribute(J, "target", D.Target);
     if (Res.Promoted)
       J.attribute("warningsAsErrors", true);
   });
@@ -290,9 +290,9 @@ void writeResult(json::OStream &J, const Result &Res, StringRef Fingerprint,
     J.attribute("level", sarifLevel(D.Severity));
     J.attributeArray("locations",
                      [&] { writeLocation(J, All[PrimaryAt].L, Opt.Paths); });
-    J.attributeObject("message", [&] { J.attribute("text", Msg); });
+    J.attributeObject("message", [&] { stringAttribute(J, "text", Msg); });
     J.attributeObject("partialFingerprints",
-                      [&] { J.attribute("gestell/v1", Fingerprint); });
+                      [&] { stringAttribute(J, "gestell/v1", Fingerprint); });
     writeResultProperties(J, Res);
     if (!Related.empty())
       J.attributeArray("relatedLocations", [&] {
@@ -300,7 +300,7 @@ void writeResult(json::OStream &J, const Result &Res, StringRef Fingerprint,
           writeLocation(J, All[Related[Id]].L, Opt.Paths, Id,
                         &All[Related[Id]].Message);
       });
-    J.attribute("ruleId", D.CheckId);
+    stringAttribute(J, "ruleId", D.CheckId);
     if (auto RI = RuleIndex.find(D.CheckId); RI != RuleIndex.end())
       J.attribute("ruleIndex", RI->second);
     if (Res.Suppressed)
