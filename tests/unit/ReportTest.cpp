@@ -41,3 +41,37 @@ TEST(ReportUri, EveryByteIsKeptOrEncoded) {
 }
 
 } // namespace
+
+// stringAttribute writes what json::OStream::attribute writes for the same
+// string: every byte value alone and in text, escapes, UTF-8 kept, and
+// invalid UTF-8 mended the same way; in an indented object among others.
+TEST(ReportJson, StringAttributeWritesWhatAttributeWrites) {
+  std::vector<std::string> Texts = {"",
+                                    "plain text",
+                                    "a \"quoted\" \\ back\\slash",
+                                    "tab\tnew\nline\rreturn",
+                                    "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x99\x82",
+                                    "bad \xff byte",
+                                    "cut \xe2\x86"};
+  for (unsigned C = 0; C < 256; ++C) {
+    Texts.push_back(std::string(1, char(C)));
+    Texts.push_back("x" + std::string(1, char(C)) + "y");
+  }
+  for (const std::string &T : Texts) {
+    auto Write = [&](bool Ours) {
+      std::string Out;
+      llvm::raw_string_ostream OS(Out);
+      llvm::json::OStream J(OS, 2);
+      J.object([&] {
+        J.attribute("before", 1);
+        if (Ours)
+          gestell::driver::stringAttribute(J, "text", T);
+        else
+          J.attribute("text", T);
+        J.attribute("after", "z");
+      });
+      return Out;
+    };
+    EXPECT_EQ(Write(true), Write(false)) << llvm::json::fixUTF8(T);
+  }
+}
