@@ -441,8 +441,9 @@ bool Parser::finishOperation(Operation *Op, OpHeader &H,
     return false;
   Op->Attrs = I.copy<NamedAttribute>(H.Attrs);
   Op->Regions = I.copy<Region *>(H.Regions);
-  assignResultTypes(Op, H);
+  // Both read types the header scan has seen (parseType takes them).
   Known = H.Types;
+  assignResultTypes(Op, H);
   assignRegionArgTypes(Op, H.ColonPos);
   Known = {};
   if (Op->Name == "tt.func" || Op->Name == "func.func")
@@ -479,7 +480,6 @@ void Parser::assignResultTypes(Operation *Op, const OpHeader &H) {
   const char *Save = P;
   SmallVector<const Type *, 4> Tys;
   bool Ok = true;
-  Known = H.Types;
   if (H.ArrowPos) {
     P = H.ArrowPos;
     Ok = parseTypeList(Tys, /*AllowParens=*/true);

@@ -15,7 +15,6 @@
 #include "readers/ttgir/TtgirLexer.h"
 
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/Error.h"
 

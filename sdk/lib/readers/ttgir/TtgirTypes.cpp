@@ -36,9 +36,9 @@ const Type *Parser::parseType() {
   uint32_t Hash = 0;
   if (!Text.empty()) {
     Hash = TypeCache.hash(Text);
-    if (const Type **Known = TypeCache.find(Text, Hash)) {
+    if (const Type **Cached = TypeCache.find(Text, Hash)) {
       P = End;
-      return *Known;
+      return *Cached;
     }
   }
   const Type *T = parseTypeUncached(S);
@@ -300,8 +300,8 @@ const Type *Parser::synthesize(const Type *Like, const Type *Elem) {
 
 const Type *Parser::scalarType(StringRef Name) {
   uint32_t Hash = TypeCache.hash(Name);
-  if (const Type **Known = TypeCache.find(Name, Hash))
-    return *Known;
+  if (const Type **Cached = TypeCache.find(Name, Hash))
+    return *Cached;
   Type *T = I.make<Type>();
   T->K = Type::Kind::Scalar;
   T->Name = T->Text = Name; // Name must outlive: literals or file text
