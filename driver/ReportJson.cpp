@@ -21,10 +21,10 @@ void writeLocation(json::OStream &J, const DiagLoc &L, const PathMap &Paths) {
     // A stage of a TritonParse trace: the trace file at its event's line,
     // and the place in the stage's text.
     if (std::optional<TracePlace> T = tracePlace(L.File)) {
-      J.attribute("file", Paths.map(T->Trace));
+      stringAttribute(J, "file", Paths.map(T->Trace));
       J.attribute("line", T->EventLine);
       if (!L.Message.empty())
-        J.attribute("message", L.Message);
+        stringAttribute(J, "message", L.Message);
       if (L.ArtifactStage)
         J.attribute("stage", stageName(*L.ArtifactStage));
       if (L.Column)
@@ -37,19 +37,19 @@ void writeLocation(json::OStream &J, const DiagLoc &L, const PathMap &Paths) {
     }
     if (L.Column)
       J.attribute("column", L.Column);
-    J.attribute("file", Paths.map(L.File));
+    stringAttribute(J, "file", Paths.map(L.File));
     if (!L.InlinedFrames.empty())
       J.attributeArray("inlined", [&] {
         for (const auto &[File, Line] : L.InlinedFrames)
           J.object([&] {
-            J.attribute("file", Paths.map(File));
+            stringAttribute(J, "file", Paths.map(File));
             J.attribute("line", Line);
           });
       });
     if (L.Line)
       J.attribute("line", L.Line);
     if (!L.Message.empty())
-      J.attribute("message", L.Message);
+      stringAttribute(J, "message", L.Message);
     if (L.ArtifactStage)
       J.attribute("stage", stageName(*L.ArtifactStage));
   });
@@ -78,23 +78,23 @@ void writeResult(json::OStream &J, const Result &Res, StringRef Fingerprint,
   J.object([&] {
     if (!Res.BaselineState.empty())
       J.attribute("baselineState", Res.BaselineState);
-    J.attribute("checkId", D.CheckId);
+    stringAttribute(J, "checkId", D.CheckId);
     J.attributeArray("context", [&] {
       for (const std::string &C : D.Context)
         J.value(C);
     });
-    J.attribute("fingerprint", Fingerprint);
+    stringAttribute(J, "fingerprint", Fingerprint);
     if (D.Hint)
       J.attributeObject("hint", [&] {
-        J.attribute("message", D.Hint->Message);
+        stringAttribute(J, "message", D.Hint->Message);
         J.attribute("where", D.Hint->Where);
       });
-    J.attribute("kernel", D.Kernel);
+    stringAttribute(J, "kernel", D.Kernel);
     J.attribute("level", levelName(D.Severity));
     J.attributeBegin("location");
     writeLocation(J, D.Primary, Opt.Paths);
     J.attributeEnd();
-    J.attribute("message", D.Message);
+    stringAttribute(J, "message", D.Message);
     J.attributeArray("notes", [&] {
       for (const Note &N : D.Notes)
         J.object([&] {
@@ -103,7 +103,7 @@ void writeResult(json::OStream &J, const Result &Res, StringRef Fingerprint,
             writeLocation(J, *N.Loc, Opt.Paths);
             J.attributeEnd();
           }
-          J.attribute("message", N.Message);
+          stringAttribute(J, "message", N.Message);
         });
     });
     J.attribute("promoted", Res.Promoted);
@@ -122,7 +122,7 @@ void writeResult(json::OStream &J, const Result &Res, StringRef Fingerprint,
         J.attribute("origin", Res.SuppressionOrigin);
         J.attribute("reason", Res.SuppressionReason);
       });
-    J.attribute("target", D.Target);
+    stringAttribute(J, "target", D.Target);
   });
 }
 
