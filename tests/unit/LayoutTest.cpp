@@ -3,6 +3,7 @@
 #include "gestell/Error.h"
 #include "gestell/LinearLayout.h"
 #include "gestell/Ttgir.h"
+#include "layout/AlgebraMemo.h"
 
 #include <gtest/gtest.h>
 
@@ -467,6 +468,42 @@ TEST(Layout, AnInputDimPastInt32IsAnErrorNotAnOverflow) {
   EXPECT_FALSE(bool(A));
   if (!A)
     consumeError(A.takeError());
+}
+
+TEST(Layout, LinearLayoutsAreKeptPerLayoutAndShape) {
+  // What the algebra's questions read: one linear layout per canonical
+  // layout and shape, shared by every question that asks for it, and the
+  // same as toLinearLayout gives (fails if the shape or the layout is left
+  // out of the key, or a kept answer is not the one computed).
+  Layout A = layout("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = "
+                    "[4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>");
+  Layout B = layout("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = "
+                    "[4, 8], warpsPerCTA = [4, 1], order = [0, 1]}>");
+  Expected<SharedLinearLayout> A1 = linearLayoutOf(A, {64, 64});
+  Expected<SharedLinearLayout> A2 = linearLayoutOf(A, {64, 64});
+  Expected<SharedLinearLayout> AWide = linearLayoutOf(A, {64, 128});
+  Expected<SharedLinearLayout> B1 = linearLayoutOf(B, {64, 64});
+  ASSERT_TRUE(A1 && A2 && AWide && B1);
+  EXPECT_EQ(A1->get(), A2->get());
+  EXPECT_EQ(**A1, ll(A, {64, 64}));
+  EXPECT_EQ(**AWide, ll(A, {64, 128}));
+  EXPECT_NE(**AWide, **A1);
+  EXPECT_EQ(**B1, ll(B, {64, 64}));
+  EXPECT_NE(**B1, **A1);
+  // An error is kept as its message, and given again.
+  std::string Regs;
+  for (int I = 0; I < 30; ++I)
+    Regs += std::string(I ? ", " : "") + "[0]";
+  Layout Big = layout("#ttg.linear<{register = [" + Regs +
+                      "], lane = [[1], [2], [4], [8], [16]], warp = [], "
+                      "block = []}>");
+  for (int Ask = 0; Ask < 2; ++Ask) {
+    Expected<SharedLinearLayout> E = linearLayoutOf(Big, {128});
+    ASSERT_FALSE(bool(E));
+    EXPECT_EQ(toString(E.takeError()),
+              "ttg.linear needs 2^32 register values on this shape: more "
+              "than a CTA holds");
+  }
 }
 
 TEST(Layout, PartitionsRunWithTheirOwnWarps) {

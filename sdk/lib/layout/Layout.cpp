@@ -1179,6 +1179,19 @@ Expected<LinearLayout> toLinearLayout(const Layout &L,
   return Out;
 }
 
+Expected<SharedLinearLayout> linearLayoutOf(const Layout &L,
+                                            ArrayRef<int64_t> Shape) {
+  // At most 4096 of them, about a KB each: more distinct (layout, shape)
+  // pairs than the team's largest survey held, in a bounded footprint.
+  static AlgebraMemo<SharedLinearLayout> Memo(1 << 12);
+  return Memo.get('l', L, Shape, [&]() -> Expected<SharedLinearLayout> {
+    Expected<LinearLayout> LL = toLinearLayout(L, Shape);
+    if (!LL)
+      return LL.takeError();
+    return std::make_shared<const LinearLayout>(std::move(*LL));
+  });
+}
+
 std::string canonicalLayoutText(const Attribute &A, const TtgirModule &M) {
   Expected<Layout> L = parseLayout(A, M);
   if (!L) {
@@ -1194,13 +1207,13 @@ Expected<bool> areEquivalent(const Layout &A, const Layout &B,
                              ArrayRef<int64_t> Shape) {
   static AlgebraMemo<bool> Memo;
   return Memo.get('e', A, B, Shape, [&]() -> Expected<bool> {
-    Expected<LinearLayout> LA = toLinearLayout(A, Shape);
+    Expected<SharedLinearLayout> LA = linearLayoutOf(A, Shape);
     if (!LA)
       return LA.takeError();
-    Expected<LinearLayout> LB = toLinearLayout(B, Shape);
+    Expected<SharedLinearLayout> LB = linearLayoutOf(B, Shape);
     if (!LB)
       return LB.takeError();
-    return *LA == *LB;
+    return **LA == **LB;
   });
 }
 

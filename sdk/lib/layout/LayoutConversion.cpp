@@ -304,12 +304,14 @@ namespace {
 Expected<ConversionAnalysis> computeConversion(const Layout &Src,
                                                const Layout &Dst,
                                                ArrayRef<int64_t> Shape) {
-  Expected<LL> S = toLinearLayout(Src, Shape);
-  if (!S)
-    return S.takeError();
-  Expected<LL> D = toLinearLayout(Dst, Shape);
-  if (!D)
-    return D.takeError();
+  Expected<SharedLinearLayout> SrcLL = linearLayoutOf(Src, Shape);
+  if (!SrcLL)
+    return SrcLL.takeError();
+  const LL *S = SrcLL->get();
+  Expected<SharedLinearLayout> DstLL = linearLayoutOf(Dst, Shape);
+  if (!DstLL)
+    return DstLL.takeError();
+  const LL *D = DstLL->get();
   std::optional<LL> Comp = D->invertAndCompose(*S);
   if (!Comp)
     return convError("the layouts do not hold the same tensor");
@@ -360,12 +362,15 @@ Expected<bool> computeTmemCompatible(const Layout &Reg,
     return convError("not a tensor memory encoding: " + Mem.Name);
   if (MemShape.size() < 2)
     return convError("tensor memory descriptors are at least 2D");
-  Expected<LL> R = toLinearLayout(Reg, RegShape);
-  if (!R)
-    return R.takeError();
-  Expected<LL> M = toLinearLayout(Mem, MemShape.take_back(2));
-  if (!M)
-    return M.takeError();
+  Expected<SharedLinearLayout> RegLL = linearLayoutOf(Reg, RegShape);
+  if (!RegLL)
+    return RegLL.takeError();
+  const LL *R = RegLL->get();
+  Expected<SharedLinearLayout> MemLL =
+      linearLayoutOf(Mem, MemShape.take_back(2));
+  if (!MemLL)
+    return MemLL.takeError();
+  const LL *M = MemLL->get();
   std::optional<LL> Cvt = R->invertAndCompose(*M);
   if (!Cvt)
     return false;
