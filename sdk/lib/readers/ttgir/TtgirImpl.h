@@ -22,12 +22,18 @@ struct TtgirModule::Impl {
   std::unique_ptr<llvm::MemoryBuffer> Buffer; ///< owns the text when mapped
   std::string OwnedText;                      ///< or this, for parseTtgirText
   llvm::StringRef Text;
-  llvm::BumpPtrAllocator Arena;
+  /// 64 KB slabs, not 4 KB: a module's graph takes about five times its
+  /// text (74 KB for the sweep's 14 KB files, up to 1.1 MB on the team's
+  /// real-world caches), and each slab costs an aligned allocation and a
+  /// free (sweep check 68.2 -> 67.4 M instructions).
+  using ArenaAllocator =
+      llvm::BumpPtrAllocatorImpl<llvm::MallocAllocator, 65536, 65536>;
+  ArenaAllocator Arena;
   std::vector<uint32_t> LineStarts; ///< offset of each line's first char
   // The alias tables' entries live in the arena too (a module has
   // thousands of #loc aliases: one malloc each was a tenth of the parse).
-  llvm::StringMap<const Attribute *, llvm::BumpPtrAllocator &> Aliases{Arena};
-  llvm::StringMap<const Location *, llvm::BumpPtrAllocator &> LocAliases{Arena};
+  llvm::StringMap<const Attribute *, ArenaAllocator &> Aliases{Arena};
+  llvm::StringMap<const Location *, ArenaAllocator &> LocAliases{Arena};
   /// The location aliases Triton prints (#loc, #loc1, #loc2, ...), by
   /// number (#loc is 0): the ops name one each, so a lookup by name was a
   /// hash of it. Every other name is in LocAliases.
@@ -40,7 +46,7 @@ struct TtgirModule::Impl {
   bool defineLocAlias(llvm::StringRef Name, const Location *L);
   /// Location alias Name, or null.
   const Location *locAlias(llvm::StringRef Name) const;
-  llvm::StringMap<const Type *, llvm::BumpPtrAllocator &> TypeAliases{Arena};
+  llvm::StringMap<const Type *, ArenaAllocator &> TypeAliases{Arena};
   std::vector<Value *> AllValues;
 
   template <typename T> T *make() { return new (Arena.Allocate<T>()) T(); }
