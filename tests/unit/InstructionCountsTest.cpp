@@ -5,7 +5,8 @@
 // equal an independent count of instruction lines; both SASS renderings of
 // one cubin count the same), and what the corpus is known to show
 // (tests/corpus/PROVENANCE.md): Blackwell attention keeps its tensor-core
-// and TMEM work in the loop, Ampere's TMA matmul spills and has no TMA.
+// and TMEM work in the loop, Ampere's TMA matmul spills and has no TMA, a
+// noinline function called in a loop runs in it.
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/InstructionCounts.h"
@@ -127,7 +128,8 @@ TEST(InstructionCounts, FamiliesPartitionEveryCorpusKernel) {
 /// countInstructions against a count made here without the classification
 /// gestell counts through (StageFamilies): every instruction looked up by
 /// its opcode text, its loop from the control flow, each opcode classified
-/// by the table; field by field.
+/// by the table; field by field. (No bundle calls code that returns into a
+/// loop, which counts in loops too: CallsInALoopRunInIt.)
 template <typename ModuleT> void expectIndependentCount(const ModuleT &M) {
   StageCounts C = countInstructions(M, table());
   std::map<std::string, Count> ByOpcode;
@@ -251,6 +253,46 @@ TEST(InstructionCounts, HopperAttentionSpillsInTheLoop) {
     if (E.Opcode.starts_with("HGMMA"))
       Hgmma += E.N.InLoops;
   EXPECT_EQ(Hgmma, family(Sass, "tensor").InLoops);
+}
+
+std::string callForms(StringRef Entry, StringRef File) {
+  SmallString<256> P(GESTELL_TEST_CORPUS);
+  sys::path::append(P, "realworld/device/sm90-call-forms/triton-cache", Entry,
+                    File);
+  return std::string(P);
+}
+
+TEST(InstructionCounts, CallsInALoopRunInIt) {
+  // `for i in range(iters): heavy_step(...)` with heavy_step noinline,
+  // and heavy_step calling two noinline poly helpers: the loop's body is
+  // the call; the callees' loads, stores and FMAs run on every iteration
+  // (PTX: .func bodies; SASS: subroutines after the kernel's EXIT). Without
+  // the calls followed, all of them counted outside loops.
+  constexpr StringLiteral Entry =
+      "KYTMVLOUU6773Z7M6CCPKHBCCGRDDSMPKGJRRNYH2C3H7PNO7VKA";
+  StageCounts Ptx = ptxCounts(callForms(Entry, "noinline_runtime_loop.ptx"));
+  StageCounts Sass = sassCounts(callForms(Entry, "noinline_runtime_loop.sass"));
+  for (const StageCounts *C : {&Ptx, &Sass}) {
+    SCOPED_TRACE(isaName(C->Of).str());
+    expectPartition(*C);
+    EXPECT_EQ(C->Loops, 1u);
+    EXPECT_EQ(family(*C, "global"), (Count{4, 4}));
+  }
+  EXPECT_EQ(Ptx.Opcodes.lookup("fma.rn.f32"), (Count{11, 11}));
+  EXPECT_EQ(Sass.Opcodes.lookup("FFMA"), (Count{11, 11}));
+  // The kernel's own ret is after its loop; each function's is in it.
+  EXPECT_EQ(Ptx.Opcodes.lookup("ret"), (Count{4, 3}));
+  EXPECT_EQ(Sass.Opcodes.lookup("STG.E.64"), (Count{1, 1}));
+}
+
+TEST(InstructionCounts, CodeACallNeverReturnsFromIsNotInTheLoop) {
+  // ptxas enters the sm_80 matmul's epilogue with `@!P0 CALL.REL.NOINC`
+  // from inside the main loop; the epilogue ends in EXIT, never returns,
+  // and runs once: its conversions and stores stay outside loops.
+  StageCounts Sass = sassCounts(bundle("sm80/matmul_f16/matmul.sass"));
+  EXPECT_EQ(Sass.Opcodes.lookup("CALL.REL.NOINC"), (Count{1, 1}));
+  EXPECT_EQ(Sass.Opcodes.lookup("STG.E.U16"), (Count{64, 0}));
+  EXPECT_EQ(Sass.Opcodes.lookup("F2FP.PACK_AB"), (Count{32, 0}));
 }
 
 } // namespace

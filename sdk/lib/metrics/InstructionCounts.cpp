@@ -12,7 +12,9 @@
 #include "gestell/Ptx.h"
 #include "gestell/Sass.h"
 #include "gestell/StageFamilies.h"
+#include "metrics/CalledInLoops.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Allocator.h"
@@ -33,13 +35,17 @@ struct Tally {
 };
 
 /// Counts F's instructions into the Tally of each one's opcode number.
+/// Called: the instructions a call inside a loop runs (CalledInLoops.h),
+/// in loops too; null when none.
 template <typename FunctionT>
 void countFunction(const FunctionT &F, ArrayRef<uint32_t> Ids,
-                   std::vector<Tally> &Tallies, StageCounts &C) {
+                   const BitVector *Called, std::vector<Tally> &Tallies,
+                   StageCounts &C) {
   ++C.Functions;
   C.Loops += F.CF.Loops.size();
   // A basic block's instructions are all in a loop or all outside one:
-  // asked once per block, not once per instruction.
+  // asked once per block, not once per instruction (Called marks whole
+  // blocks too).
   const ControlFlow &CF = F.CF;
   for (uint32_t I = 0, E = F.Instructions.size(); I != E;) {
     uint32_t Stop = I + 1;
@@ -48,7 +54,7 @@ void countFunction(const FunctionT &F, ArrayRef<uint32_t> Ids,
       if (B.Begin <= I && I < B.End)
         Stop = std::min(B.End, E);
     }
-    bool InLoop = CF.inLoop(I);
+    bool InLoop = CF.inLoop(I) || (Called && Called->test(I));
     for (; I != Stop; ++I) {
       Count &Op = Tallies[Ids[I]].N;
       ++Op.Total;
@@ -96,8 +102,11 @@ StageCounts countById(const ModuleT &M, Isa Of, const StageFamilies &SF) {
   C.Of = Of;
   ArrayRef<StringRef> Opcodes = SF.opcodes();
   std::vector<Tally> Tallies(Opcodes.size());
+  std::vector<BitVector> Called = calledInLoops(M);
   for (size_t K = 0; K < M.Functions.size(); ++K)
-    countFunction(M.Functions[K], SF.opcodeIds(K), Tallies, C);
+    countFunction(M.Functions[K], SF.opcodeIds(K),
+                  K < Called.size() && Called[K].any() ? &Called[K] : nullptr,
+                  Tallies, C);
   for (uint32_t Id = 0; Id < Opcodes.size(); ++Id) {
     Tallies[Id].Opcode = Opcodes[Id];
     Tallies[Id].Family = SF.opcodeFamily(Id);
