@@ -241,22 +241,41 @@ void compareCounts(KernelDiff &D, ArrayRef<std::string> FamilyIds,
           return !C || C == BaseCounts;
         }))
       continue;
-    std::set<std::string> Names;
-    for (const KernelInState &K : D.States)
-      if (const StageCounts *C = countsOf(K, I))
-        for (const OpcodeCount &E : C->Opcodes)
-          Names.insert(E.Opcode.str());
-    for (const std::string &Name : Names) {
+    // Every state's counts are sorted by opcode: walked together, one row
+    // per opcode any state has (zero where a state with the stage lacks
+    // it), in opcode order; only a row that moved keeps its name.
+    struct Cursor {
+      OpcodeCounts::const_iterator At, End;
+    };
+    SmallVector<std::optional<Cursor>, 2> Cursors(N);
+    for (size_t S = 0; S < N; ++S)
+      if (const StageCounts *C = countsOf(D.States[S], I))
+        Cursors[S] = Cursor{C->Opcodes.begin(), C->Opcodes.end()};
+    while (true) {
+      std::optional<StringRef> Next;
+      for (const std::optional<Cursor> &C : Cursors)
+        if (C && C->At != C->End && (!Next || (*C->At).Opcode < *Next))
+          Next = (*C->At).Opcode;
+      if (!Next)
+        break;
       CountRow R;
-      R.Name = Name;
       R.Stage = I;
       R.Values.resize(N);
-      for (size_t S = 0; S < N; ++S)
-        if (const StageCounts *C = countsOf(D.States[S], I))
-          R.Values[S] = C->Opcodes.lookup(Name);
+      for (size_t S = 0; S < N; ++S) {
+        std::optional<Cursor> &C = Cursors[S];
+        if (!C)
+          continue;
+        R.Values[S] = Count();
+        if (C->At != C->End && (*C->At).Opcode == *Next) {
+          R.Values[S] = (*C->At).N;
+          ++C->At;
+        }
+      }
       finishRow(R);
-      if (R.changed())
+      if (R.changed()) {
+        R.Name = Next->str();
         D.MovedOpcodes.push_back(std::move(R));
+      }
     }
   }
   llvm::stable_sort(D.MovedOpcodes, [](const CountRow &A, const CountRow &B) {
