@@ -447,17 +447,21 @@ TEST(Layout, BadLayoutsAreInputErrorsWithLine) {
   EXPECT_EQ(parseError(Good), "parsed");
 }
 
-TEST(Layout, AnInputDimPastInt32IsAnErrorNotAnOverflow) {
-  // 30 register bases (the most a #ttg.linear may list per dim) that
-  // cover 32 elements: on 128 elements two more are added, and 2^32
-  // registers do not fit the int32 sizes (found by the layout fuzzer: a
-  // shift of 34 in inDimSize, undefined behaviour, in invertAndCompose).
+/// 30 register bases (the most a #ttg.linear may list per dim) that cover
+/// 32 elements: on 128 elements two more are added, and 2^32 registers do
+/// not fit the int32 sizes (found by the layout fuzzer: a shift of 34 in
+/// inDimSize, undefined behaviour, in invertAndCompose).
+Layout thirtyRegisterBases() {
   std::string Regs;
   for (int I = 0; I < 30; ++I)
     Regs += std::string(I ? ", " : "") + "[0]";
-  Layout L = layout("#ttg.linear<{register = [" + Regs +
-                    "], lane = [[1], [2], [4], [8], [16]], warp = [], "
-                    "block = []}>");
+  return layout("#ttg.linear<{register = [" + Regs +
+                "], lane = [[1], [2], [4], [8], [16]], warp = [], "
+                "block = []}>");
+}
+
+TEST(Layout, AnInputDimPastInt32IsAnErrorNotAnOverflow) {
+  Layout L = thirtyRegisterBases();
   EXPECT_EQ(ll(L, {32}).inDimSizeLog2("register"), 30);
   Expected<LinearLayout> Big = toLinearLayout(L, {128});
   ASSERT_FALSE(bool(Big));
@@ -491,12 +495,7 @@ TEST(Layout, LinearLayoutsAreKeptPerLayoutAndShape) {
   EXPECT_EQ(**B1, ll(B, {64, 64}));
   EXPECT_NE(**B1, **A1);
   // An error is kept as its message, and given again.
-  std::string Regs;
-  for (int I = 0; I < 30; ++I)
-    Regs += std::string(I ? ", " : "") + "[0]";
-  Layout Big = layout("#ttg.linear<{register = [" + Regs +
-                      "], lane = [[1], [2], [4], [8], [16]], warp = [], "
-                      "block = []}>");
+  Layout Big = thirtyRegisterBases();
   for (int Ask = 0; Ask < 2; ++Ask) {
     Expected<SharedLinearLayout> E = linearLayoutOf(Big, {128});
     ASSERT_FALSE(bool(E));
