@@ -162,6 +162,7 @@ std::optional<LinearLayout> lstsq(const LinearLayout &A,
   std::string In1 = B.ins().empty() ? "in" : B.ins().front().Name;
   std::string Out1 = A.ins().empty() ? "out" : A.ins().front().Name;
   LinearLayout::InDim Flat{In1, {}};
+  Flat.Bases.reserve(ColsB);
   for (int C = 0; C < ColsB; ++C) {
     int32_t V = 0;
     for (int R = 0; R < ColsA; ++R)
@@ -210,6 +211,7 @@ LinearLayout LinearLayout::identity1D(int32_t Size, StringRef In,
   if (Size == 0)
     return LinearLayout();
   InDim D{In.str(), {}};
+  D.Bases.reserve(Log2_32_Ceil(uint32_t(Size)));
   for (int32_t V = 1; V < Size; V *= 2)
     D.Bases.push_back({V});
   return LinearLayout({D}, {{Out.str(), std::max<int32_t>(Size, 1)}});
@@ -220,6 +222,7 @@ LinearLayout LinearLayout::zeros1D(int32_t Size, StringRef In, StringRef Out,
   if (Size == 0)
     return LinearLayout();
   InDim D{In.str(), {}};
+  D.Bases.reserve(Log2_32_Ceil(uint32_t(Size)));
   for (int32_t V = 1; V < Size; V *= 2)
     D.Bases.push_back({0});
   return LinearLayout({D}, {{Out.str(), OutSize}});
@@ -374,12 +377,15 @@ LinearLayout LinearLayout::transposeOuts(ArrayRef<std::string> Order) const {
 LinearLayout LinearLayout::reshapeIns(
     ArrayRef<std::pair<std::string, int32_t>> NewIns) const {
   std::vector<Basis> Flat;
+  Flat.reserve(totalInDimSizeLog2());
   for (const InDim &D : Ins)
     Flat.insert(Flat.end(), D.Bases.begin(), D.Bases.end());
   std::vector<InDim> New;
+  New.reserve(NewIns.size());
   size_t I = 0;
   for (const auto &[Name, Size] : NewIns) {
     InDim D{Name, {}};
+    D.Bases.reserve(Log2_32(Size));
     for (int K = 0, N = Log2_32(Size); K < N && I < Flat.size(); ++K)
       D.Bases.push_back(Flat[I++]);
     New.push_back(std::move(D));
@@ -393,8 +399,10 @@ LinearLayout LinearLayout::reshapeOuts(
   for (const OutDim &O : Outs)
     Shifts.push_back(Shifts.back() + Log2_32(O.Size));
   std::vector<InDim> New;
+  New.reserve(Ins.size());
   for (const InDim &D : Ins) {
     InDim ND{D.Name, {}};
+    ND.Bases.reserve(D.Bases.size());
     for (const Basis &B : D.Bases) {
       int64_t Flat = 0;
       for (size_t K = 0; K < B.size(); ++K)
@@ -431,16 +439,20 @@ LinearLayout LinearLayout::sublayout(ArrayRef<std::string> InNames,
                                      ArrayRef<std::string> OutNames) const {
   std::vector<int> Keep;
   std::vector<OutDim> NewOuts;
+  Keep.reserve(Outs.size());
+  NewOuts.reserve(Outs.size());
   for (size_t K = 0; K < Outs.size(); ++K)
     if (is_contained(OutNames, Outs[K].Name)) {
       Keep.push_back(K);
       NewOuts.push_back(Outs[K]);
     }
   std::vector<InDim> New;
+  New.reserve(Ins.size());
   for (const InDim &D : Ins) {
     if (!is_contained(InNames, D.Name))
       continue;
     InDim ND{D.Name, {}};
+    ND.Bases.reserve(D.Bases.size());
     for (const Basis &B : D.Bases) {
       Basis NB;
       for (int K : Keep)
