@@ -10,6 +10,7 @@
 
 #include "gestell/Families.h"
 #include "gestell/InstructionCounts.h"
+#include "gestell/KernelView.h"
 #include "gestell/Sass.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -25,7 +26,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
                                            /*RequiresNullTerminator=*/false),
                 "fuzz.sass");
   if (!M) {
-    fuzz::expectInputError(M.takeError(), "fuzz.sass", Text,
+    // A short text that reads as a disassembler's error message and holds
+    // no listing is the kernel without SASS (nvdisasm ... 2>&1 from an
+    // nvdisasm older than the cubin): MissingStage, which the run turns
+    // into a note, not an error of the input.
+    Error E = handleErrors(M.takeError(), [&](const MissingStage &Missing) {
+      if (Missing.S != Stage::SASS || Missing.Reason.empty())
+        fuzz::fail("a missing stage other than SASS, or without a reason: " +
+                   Missing.message());
+      if (Text.size() >= 4096)
+        fuzz::fail("a listing of 4 KiB or more taken for a disassembler's "
+                   "error: " +
+                   Missing.message());
+    });
+    fuzz::expectInputError(std::move(E), "fuzz.sass", Text,
                            fuzz::Position::FileOrText);
     return 0;
   }
