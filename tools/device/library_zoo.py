@@ -36,6 +36,15 @@ LIBS = {
     "liger": ("devwork/liger", "test/transformers", ["src", "."],
               ["test_rms_norm:8", "test_cross_entropy:25", "test_rope:6", "test_group_norm:6", "test_softmax:3",
                "test_layer_norm:4"]),
+    # Triton's own unit tests (python/test of the release/3.6.x branch):
+    # the language's every op, dtype and layout in small kernels (dots of
+    # every shape and dtype, scans, sorts, atomics, reductions, inline asm,
+    # block pointers, tensor descriptors, pipelining, warp specialization).
+    "triton_tests": ("devwork/tt/python/test", "unit", ["."],
+                     ["language/test_core:40", "language/test_matmul:12", "language/test_pipeliner:2",
+                      "language/test_tensor_descriptor:20", "language/test_warp_specialization:3",
+                      "language/test_conversions:8", "language/test_standard:6", "language/test_block_pointer:8",
+                      "cuda/test_tma_store_gemm:2"]),
 }
 
 
@@ -47,14 +56,15 @@ def env_for(lib, root):
 def collect(lib, test, env):
     r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", f"{LIBS[lib][1]}/{test}.py"],
                        cwd=f"/src/{lib}", env=env, capture_output=True, text=True)
-    ids = [i for i in r.stdout.split("\n") if "::" in i]
+    # Test ids only: a warning pytest prints may quote one ("Test: x.py::t,").
+    ids = [i for i in r.stdout.split("\n") if "::" in i and i.startswith(LIBS[lib][1] + "/")]
     if not ids:
         print(test, "collected nothing:", (r.stdout + r.stderr)[-600:], flush=True)
     return ids
 
 
 def run(lib, test, every):
-    name = f"{lib}-{test}"
+    name = f"{lib}-{test.replace('/', '-')}"
     root = f"{inductor_zoo.W}/{name}"
     os.makedirs(root, exist_ok=True)
     env = env_for(lib, root)
