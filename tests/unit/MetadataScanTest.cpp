@@ -107,31 +107,20 @@ TEST(MetadataScan, ReadsThePlainSubset) {
 }
 
 TEST(MetadataScan, GivesUpOutsideIt) {
+  // One line per kind of input (clang-format would put each on its own).
+  // clang-format off
   for (StringRef Text : {
            R"({"name": "a\u0062"})",   // \u escape: the whole parse reads it
            "{\"name\": \"\xc3\xa9\"}", // UTF-8
            R"({"x": 1.})",             // json::parse reads it, the scan not
-           R"({"x": .5})",
-           R"({"x": -})",
-           R"({"x": 1e})",
-           R"({"x": 1.2.3})",
-           R"([1])",
-           R"("s")",
-           "",
-           "   ", // not objects
-           R"({"a": 1} x)",
-           R"({"a": [1, 2,]})",
-           R"({"a": 1,})", // syntax
-           R"({"a" 1})",
-           R"({a: 1})",
-           R"({"a": tru})",
-           R"({"a": nul})",
-           R"({"a": "b)",
-           "{\"a\": \"\x01\"}",
-           R"({"a": "\x"})",
-           "{",
+           R"({"x": .5})", R"({"x": -})", R"({"x": 1e})", R"({"x": 1.2.3})",
+           R"([1])", R"("s")", "", "   ",                     // not objects
+           R"({"a": 1} x)", R"({"a": [1, 2,]})", R"({"a": 1,})", // syntax
+           R"({"a" 1})", R"({a: 1})", R"({"a": tru})", R"({"a": nul})",
+           R"({"a": "b)", "{\"a\": \"\x01\"}", R"({"a": "\x"})", "{",
        })
     EXPECT_FALSE(scanMetadataMembers(Text).has_value()) << Text.str();
+  // clang-format on
   // Nesting past MaxJsonDepth is left to the whole parse, which says where.
   std::string Deep = "{\"a\": " + std::string(MaxJsonDepth, '[') +
                      std::string(MaxJsonDepth, ']') + "}";
