@@ -1,13 +1,16 @@
 //===- InputTest.cpp - Artifact files compared without reading them whole -===//
 //
 // sameArtifactBytes says what a compare of the two files' whole contents
-// says: equal files of several chunks, a difference in a later chunk or in
-// the last byte, sizes that differ, and paths that are not readable files.
+// says: equal files of several chunks (also one file under two names), a
+// difference in a later chunk or in the last byte, sizes that differ, and
+// paths that are not readable files.
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/Input.h"
 
 #include "CorpusFiles.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include <gtest/gtest.h>
 
@@ -43,6 +46,9 @@ TEST_F(SameArtifactBytes, EqualFilesOfSeveralChunks) {
   EXPECT_TRUE(sameArtifactBytes(file("e1", ""), file("e2", "")));
   std::string A = file("one", Big);
   EXPECT_TRUE(sameArtifactBytes(A, A));
+  std::string Linked = Dir + "/one-linked";
+  ASSERT_FALSE(llvm::sys::fs::create_hard_link(A, Linked));
+  EXPECT_TRUE(sameArtifactBytes(A, Linked));
 }
 
 TEST_F(SameArtifactBytes, ADifferenceInALaterChunkOrTheLastByte) {

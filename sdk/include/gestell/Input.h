@@ -33,9 +33,9 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 openArtifact(llvm::StringRef Path, Content Kind);
 
 /// Whether files A and B, regular files of at most MaxArtifactBytes, hold
-/// the same bytes: the sizes first, then a chunk of each at a time, to the
-/// first difference (false when either cannot be read: its own read
-/// reports that).
+/// the same bytes: the sizes first, then (unless they are one file under
+/// two names) a chunk of each at a time, to the first difference (false
+/// when either cannot be read: its own read reports that).
 bool sameArtifactBytes(llvm::StringRef A, llvm::StringRef B);
 
 /// 1-based line and column of Offset in Buffer (columns count bytes).

@@ -92,6 +92,10 @@ bool sameArtifactBytes(StringRef A, StringRef B) {
   uint64_t Size = StA.getSize();
   if (Size != StB.getSize() || Size > MaxArtifactBytes)
     return false;
+  // One file under two names (the same folder as both states, a hard
+  // link): its bytes are its bytes.
+  if (StA.getUniqueID() == StB.getUniqueID())
+    return true;
   // Chunk by chunk: no whole copy of either in memory, and a difference
   // early in the files ends the read. The two chunk buffers are the
   // thread's, made once (a diff compares every file of every pair).
