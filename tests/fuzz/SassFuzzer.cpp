@@ -34,9 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       if (Missing.S != Stage::SASS || Missing.Reason.empty())
         fuzz::fail("a missing stage other than SASS, or without a reason: " +
                    Missing.message());
-      if (Text.size() >= 4096)
-        fuzz::fail("a listing of 4 KiB or more taken for a disassembler's "
-                   "error: " +
+      if (Text.size() >= MaxDisassemblerErrorBytes)
+        fuzz::fail("a text of MaxDisassemblerErrorBytes or more taken for a "
+                   "disassembler's error: " +
                    Missing.message());
     });
     fuzz::expectInputError(std::move(E), "fuzz.sass", Text,

@@ -153,6 +153,12 @@ struct SassModule {
 /// Detects the format from the text itself, or nullopt when it is neither.
 std::optional<SassFormat> detectSassFormat(llvm::StringRef Text);
 
+/// A .sass shorter than this that holds no listing, only a disassembler's
+/// error (`nvdisasm ... 2>&1` from an nvdisasm older than the cubin), is
+/// the kernel without SASS: parseSass gives MissingStage(SASS), not an
+/// InputError.
+inline constexpr size_t MaxDisassemblerErrorBytes = 4096;
+
 /// Parses either format. Unknown opcodes and directives are kept; text that
 /// is not SASS, a truncated listing, or a malformed instruction line is an
 /// InputError naming the file and line.

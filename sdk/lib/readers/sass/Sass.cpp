@@ -745,7 +745,7 @@ Error SassScanner::run() {
   if (Error E = checkText(Buf, Path, ';', Semicolons))
     return E;
   std::optional<SassFormat> Fmt = detectSassFormat(Buf);
-  if (!Fmt && Buf.size() < 4096)
+  if (!Fmt && Buf.size() < MaxDisassemblerErrorBytes)
     if (std::string Failure = disassemblerFailure(Buf); !Failure.empty())
       // No listing to read, as when gestell's own nvdisasm fails to decode
       // the cubin: the kernel has no SASS, and the run says why.
