@@ -3,13 +3,16 @@
 Each TARBALL holds one folder of Triton cache entries (`NAME/HASH/k.ttir`
 with its `k.json`, as library_zoo.py or inductor_zoo.py left them); every
 .ttir is compiled again by Triton 3.6.0 for TARGET (compile only: sm_100a
-needs no Blackwell GPU) with the options its .json recorded (num_warps,
-num_ctas, num_stages, maxnreg), into a fresh Triton cache; then
-inductor_zoo.py's nvdisasm and `ptxas -v` pass, and one tar.xz per tarball
-lands in $OUT as NAME-smXXX. Kernels still compiling at RT_DEADLINE seconds
+needs no Blackwell GPU, and `hip:gfx942` or `hip:gfx950` no AMD GPU: the
+AMD backend lowers to AMDGCN, 64-lane waves) with the options its .json
+recorded (num_warps, num_ctas, num_stages, maxnreg; the AMD backend keeps
+those it has), into a fresh Triton cache; then inductor_zoo.py's nvdisasm
+and `ptxas -v` pass (nothing to do for AMD), and one tar.xz per tarball
+lands in $OUT as NAME-smXXX or NAME-gfxXXX. Kernels still compiling at RT_DEADLINE seconds
 (default 480) are left out, and so are those Triton refuses (printed).
 
     python3 tools/device/retarget.py cuda:100 devwork/rt/*.tar.xz
+    python3 tools/device/retarget.py hip:gfx942 devwork/rt/*.tar.xz
 """
 import concurrent.futures as cf, glob, json, os, shutil, subprocess, sys, tarfile, time
 
@@ -26,8 +29,12 @@ def compile_one(ttir, target):
     meta = json.load(open(ttir[:-5] + ".json"))
     opts = {k: meta[k] for k in OPTIONS if meta.get(k) is not None}
     backend, arch = target.split(":")
+    if backend == "cuda":
+        gpu = GPUTarget("cuda", int(arch), 32)
+    else:  # "hip:gfx942": a wave is 64 lanes
+        gpu = GPUTarget(backend, arch, 64)
     try:
-        triton.compile(ttir, target=GPUTarget(backend, int(arch), 32), options=opts)
+        triton.compile(ttir, target=gpu, options=opts)
         return None
     except Exception as e:  # noqa: BLE001 - reported, the rest go on
         return f"{os.path.basename(ttir)}: {type(e).__name__}: {str(e)[:200]}"
@@ -35,7 +42,8 @@ def compile_one(ttir, target):
 
 def main(target, tarballs):
     deadline = time.time() + int(os.environ.get("RT_DEADLINE", "480"))
-    suffix = "sm" + target.split(":")[1]
+    backend, arch = target.split(":")
+    suffix = "sm" + arch if backend == "cuda" else arch
     inductor_zoo.W = "/tmp/rtzoo"
     jobs = []
     src = "/tmp/rtsrc"
