@@ -98,4 +98,38 @@ TEST(Discovery, GroupFilePathsAreNeverFollowed) {
   sys::fs::remove_directories(Root);
 }
 
+TEST(Discovery, ProjectJsonIsNotAKernel) {
+  // A folder a project shares with its kernels: JSON that mentions
+  // "target" without being Triton's (a tsconfig.json, a list of records, a
+  // JSON schema, text that does not parse, a name and warp count with no
+  // Triton version or target) is no kernel and no error; a lone metadata
+  // file that names its Triton or its target is a kernel.
+  SmallString<128> Root;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("gestell-json", Root));
+  auto Write = [&](StringRef Name, StringRef Text) {
+    std::error_code EC;
+    raw_fd_ostream OS((Root + "/" + Name).str(), EC);
+    ASSERT_FALSE(EC);
+    OS << Text;
+  };
+  Write("tsconfig.json",
+        R"({"compilerOptions": {"target": "es2017", "strict": true}})");
+  Write("targets.json", R"([{"target": "x86_64", "name": "a"}])");
+  Write("schema.json",
+        R"({"properties": {"target": {"type": "string"}}, "name": "s"})");
+  Write("cut.json", R"({"triton_version": "3.6.0", "target": {"backend")");
+  Write("v3.json", R"({"name": "v3", "target": {"backend": "cuda", )"
+                   R"("arch": 90, "warp_size": 32}, "num_warps": 4})");
+  Write("tagged.json", R"({"name": "tagged", "triton_version": "3.6.0"})");
+  Write("warps.json", R"({"name": "w", "num_warps": 8, "num_stages": 3})");
+  Discovery D = discoverKernels({std::string(Root)});
+  EXPECT_TRUE(D.Problems.empty());
+  std::vector<std::string> Names;
+  for (const Kernel &K : D.Kernels)
+    Names.push_back(K.Name);
+  llvm::sort(Names);
+  EXPECT_EQ(Names, (std::vector<std::string>{"tagged", "v3"}));
+  sys::fs::remove_directories(Root);
+}
+
 } // namespace

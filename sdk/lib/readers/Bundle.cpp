@@ -398,14 +398,28 @@ private:
     }
   }
 
+  /// Triton's metadata is an object that names the Triton that wrote it or
+  /// its target as {"backend": ...}. A project's JSON that only mentions
+  /// "target" (a tsconfig.json, a JSON schema, a list of records) is not,
+  /// nor is text that does not parse.
   static bool looksLikeTritonMetadata(StringRef Path) {
     auto Buf = openArtifact(Path, Content::Text);
     if (!Buf) {
       consumeError(Buf.takeError());
       return false;
     }
-    StringRef Text = (*Buf)->getBuffer();
-    return Text.contains("\"triton_version\"") || Text.contains("\"target\"");
+    Expected<json::Value> V = json::parse((*Buf)->getBuffer());
+    if (!V) {
+      consumeError(V.takeError());
+      return false;
+    }
+    const json::Object *O = V->getAsObject();
+    if (!O)
+      return false;
+    if (O->getString("triton_version"))
+      return true;
+    const json::Object *T = O->getObject("target");
+    return T && T->getString("backend");
   }
 };
 } // namespace
