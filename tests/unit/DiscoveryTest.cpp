@@ -98,12 +98,13 @@ TEST(Discovery, GroupFilePathsAreNeverFollowed) {
   sys::fs::remove_directories(Root);
 }
 
-TEST(Discovery, ProjectJsonIsNotAKernel) {
+TEST(Discovery, ProjectFilesAreNotKernels) {
   // A folder a project shares with its kernels: JSON that mentions
   // "target" without being Triton's (a tsconfig.json, a list of records, a
   // JSON schema, text that does not parse, a name and warp count with no
-  // Triton version or target) is no kernel and no error; a lone metadata
-  // file that names its Triton or its target is a kernel.
+  // Triton version or target) and a Sass stylesheet are no kernels and no
+  // errors; a lone metadata file that names its Triton or its target, and
+  // a lone disassembly listing, are kernels.
   SmallString<128> Root;
   ASSERT_FALSE(sys::fs::createUniqueDirectory("gestell-json", Root));
   auto Write = [&](StringRef Name, StringRef Text) {
@@ -122,13 +123,16 @@ TEST(Discovery, ProjectJsonIsNotAKernel) {
                    R"("arch": 90, "warp_size": 32}, "num_warps": 4})");
   Write("tagged.json", R"({"name": "tagged", "triton_version": "3.6.0"})");
   Write("warps.json", R"({"name": "w", "num_warps": 8, "num_stages": 3})");
+  Write("main.sass", "$primary: #333\nbody\n  color: $primary\n");
+  ASSERT_FALSE(sys::fs::copy_file(corpus("bundles/sm90/vadd/vadd.sass"),
+                                  Root + "/listing.sass"));
   Discovery D = discoverKernels({std::string(Root)});
   EXPECT_TRUE(D.Problems.empty());
   std::vector<std::string> Names;
   for (const Kernel &K : D.Kernels)
     Names.push_back(K.Name);
   llvm::sort(Names);
-  EXPECT_EQ(Names, (std::vector<std::string>{"tagged", "v3"}));
+  EXPECT_EQ(Names, (std::vector<std::string>{"listing", "tagged", "v3"}));
   sys::fs::remove_directories(Root);
 }
 

@@ -2,6 +2,7 @@
 #include "gestell/Bundle.h"
 #include "gestell/Error.h"
 #include "gestell/Input.h"
+#include "gestell/Sass.h"
 #include "gestell/Trace.h"
 #include "readers/JsonInput.h"
 #include "readers/trace/TraceStore.h"
@@ -380,22 +381,39 @@ private:
       walkDir(Sub, Depth + 1);
   }
 
-  /// A stem with only a .json that is not Triton metadata is not a kernel
-  /// (dump folders and projects hold unrelated JSON).
+  /// A stem whose only files are a .json and a .sass, or one of them
+  /// (extensions other tools use too: a project's JSON, a Sass stylesheet),
+  /// is a kernel only when one of them reads as Triton's metadata or as a
+  /// disassembly listing.
   void dropNonKernels(StringRef Dir) {
     for (auto It = Kernels.lower_bound({Dir.str(), ""});
          It != Kernels.end() && It->first.first == Dir;) {
       Kernel &K = It->second;
-      bool OnlyJson = true;
-      for (unsigned I = 0; I < NumStages; ++I)
-        if (I != static_cast<unsigned>(Stage::Metadata) &&
-            K.has(static_cast<Stage>(I)))
-          OnlyJson = false;
-      if (OnlyJson && !looksLikeTritonMetadata(K.path(Stage::Metadata)))
+      bool OnlyShared = true;
+      for (unsigned I = 0; I < NumStages; ++I) {
+        Stage S = static_cast<Stage>(I);
+        if (S != Stage::Metadata && S != Stage::SASS && K.has(S))
+          OnlyShared = false;
+      }
+      if (OnlyShared &&
+          !(K.has(Stage::Metadata) &&
+            looksLikeTritonMetadata(K.path(Stage::Metadata))) &&
+          !(K.has(Stage::SASS) && looksLikeSass(K.path(Stage::SASS))))
         It = Kernels.erase(It);
       else
         ++It;
     }
+  }
+
+  /// A listing in one of the forms parseSass reads (a truncated or
+  /// malformed one too: parsing it then says where); a stylesheet is none.
+  static bool looksLikeSass(StringRef Path) {
+    auto Buf = openArtifact(Path, Content::Text);
+    if (!Buf) {
+      consumeError(Buf.takeError());
+      return false;
+    }
+    return detectSassFormat((*Buf)->getBuffer()).has_value();
   }
 
   /// Triton's metadata is an object that names the Triton that wrote it or
