@@ -207,16 +207,15 @@ private:
   std::set<sys::fs::UniqueID> Visited;
   /// Real paths of the scanned folders (of a file: its folder).
   std::vector<std::string> Roots;
-  /// TritonParse traces found (absolute paths).
-  std::vector<std::string> Traces;
+  /// TritonParse traces: absolute path -> named on the command line (else
+  /// found in a folder).
+  std::map<std::string, bool> Traces;
 
   /// The kernels of the traces, in path order, each compilation (by its
   /// metadata hash) once. A kernel of a Triton cache whose cubin a trace
   /// kernel reads is the same compilation: the trace's copy, which has the
   /// same stages and its SASS besides, stays.
   void readTraces(const DiscoveryOptions &Opts) {
-    std::sort(Traces.begin(), Traces.end());
-    Traces.erase(std::unique(Traces.begin(), Traces.end()), Traces.end());
     trace::Trust T;
     T.Roots = Roots;
     for (const std::string &D : Opts.AlsoScanned)
@@ -228,7 +227,10 @@ private:
         T.Caches.push_back(std::move(R));
     std::set<std::string> Seen;
     std::vector<Kernel> FromTraces;
-    trace::scanTraces(Traces, T, Seen, FromTraces, Result.Problems);
+    std::vector<trace::TraceFile> Files;
+    for (const auto &[Path, Named] : Traces)
+      Files.push_back({Path, Named});
+    trace::scanTraces(Files, T, Seen, FromTraces, Result.Problems);
     std::set<std::string> TraceCubins;
     for (const Kernel &K : FromTraces)
       if (K.has(Stage::Cubin))
@@ -272,7 +274,7 @@ private:
     StringRef FileName = sys::path::filename(Abs);
     StringRef Dir = sys::path::parent_path(Abs);
     if (isTraceFileName(FileName)) {
-      Traces.push_back(Abs.str());
+      Traces[Abs.str()] = true;
       return;
     }
     if (FileName.starts_with(GroupPrefix) && FileName.ends_with(".json")) {
@@ -353,7 +355,7 @@ private:
         continue;
       }
       if (Trace) {
-        Traces.push_back(Path.str());
+        Traces.try_emplace(Path.str(), false); // named wins
         continue;
       }
       if (!C)

@@ -197,8 +197,8 @@ void reportTally(const TraceTally &N, StringRef Trace,
   Problems.push_back({Trace.str(), Msg, Level::Remark});
 }
 
-void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
-               std::vector<Kernel> &Out,
+void scanTrace(StringRef Trace, bool Named, const Trust &T,
+               std::set<std::string> &Seen, std::vector<Kernel> &Out,
                std::vector<DiscoveryProblem> &Problems) {
   Expected<std::unique_ptr<TraceLineReader>> R = TraceLineReader::open(Trace);
   if (!R) {
@@ -207,6 +207,7 @@ void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
   }
   std::vector<IndexedEvent> Index;
   TraceTally N;
+  bool FirstEventRead = false;
   auto KeepText = [](StringRef Name) {
     return Name.ends_with(".json") || Name.ends_with(".ttgir");
   };
@@ -238,9 +239,18 @@ void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
     Expected<TraceEvent> E =
         parseTraceEvent((*R)->line(), Trace, Line, KeepText);
     if (!E) {
-      Problems.push_back(problemOf(E.takeError(), Trace));
+      DiscoveryProblem P = problemOf(E.takeError(), Trace);
+      if (!Named && !FirstEventRead) {
+        P.Message = "not a TritonParse trace, skipped (its first event: " +
+                    P.Message + ")";
+        P.Severity = Level::Remark;
+        Problems.push_back(std::move(P));
+        return;
+      }
+      Problems.push_back(std::move(P));
       continue;
     }
+    FirstEventRead = true;
     if (E->Type != "compilation") {
       ++N.Other[E->Type];
       continue;
@@ -267,11 +277,11 @@ void scanTrace(StringRef Trace, const Trust &T, std::set<std::string> &Seen,
 
 } // namespace
 
-void scanTraces(ArrayRef<std::string> Traces, const Trust &T,
+void scanTraces(ArrayRef<TraceFile> Traces, const Trust &T,
                 std::set<std::string> &Seen, std::vector<Kernel> &Out,
                 std::vector<DiscoveryProblem> &Problems) {
-  for (const std::string &Trace : Traces)
-    scanTrace(Trace, T, Seen, Out, Problems);
+  for (const TraceFile &Trace : Traces)
+    scanTrace(Trace.Path, Trace.Named, T, Seen, Out, Problems);
 }
 
 } // namespace gestell::trace

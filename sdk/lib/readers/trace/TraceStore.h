@@ -56,11 +56,19 @@ struct Trust {
   std::vector<std::string> Caches; ///< --trace-cache
 };
 
+/// A trace to read: named on the command line, or found in a scanned
+/// folder (where a project's own .ndjson files, logs or datasets, are too).
+struct TraceFile {
+  std::string Path;
+  bool Named = false;
+};
+
 /// Reads the traces (in the order given) into kernels appended to Out, one
 /// per compilation event whose metadata hash is not in Seen (added to it);
 /// a malformed event is an error in Problems at its line, and the next
-/// lines are still read.
-void scanTraces(llvm::ArrayRef<std::string> Traces, const Trust &T,
+/// lines are still read. A trace found in a folder whose first event does
+/// not read as TritonParse's is not a trace: a remark says it was skipped.
+void scanTraces(llvm::ArrayRef<TraceFile> Traces, const Trust &T,
                 std::set<std::string> &Seen, std::vector<Kernel> &Out,
                 std::vector<DiscoveryProblem> &Problems);
 
