@@ -241,8 +241,9 @@ void scanTrace(StringRef Trace, bool Named, const Trust &T,
     if (!E) {
       DiscoveryProblem P = problemOf(E.takeError(), Trace);
       if (!Named && !FirstEventRead) {
-        P.Message = "not a TritonParse trace, skipped (its first event: " +
-                    P.Message + ")";
+        P.Message =
+            "not a TritonParse trace, skipped (its first event: " + P.Message +
+            ")";
         P.Severity = Level::Remark;
         Problems.push_back(std::move(P));
         return;
