@@ -102,9 +102,9 @@ TEST(Discovery, ProjectFilesAreNotKernels) {
   // A folder a project shares with its kernels: JSON that mentions
   // "target" without being Triton's (a tsconfig.json, a list of records, a
   // JSON schema, text that does not parse, a name and warp count with no
-  // Triton version or target) and a Sass stylesheet are no kernels and no
-  // errors; a lone metadata file that names its Triton or its target, and
-  // a lone disassembly listing, are kernels.
+  // Triton version or target, a file above 1 MiB) and a Sass stylesheet
+  // are no kernels and no errors; a lone metadata file that names its
+  // Triton or its target, and a lone disassembly listing, are kernels.
   SmallString<128> Root;
   ASSERT_FALSE(sys::fs::createUniqueDirectory("gestell-json", Root));
   auto Write = [&](StringRef Name, StringRef Text) {
@@ -124,6 +124,9 @@ TEST(Discovery, ProjectFilesAreNotKernels) {
   Write("tagged.json", R"({"name": "tagged", "triton_version": "3.6.0"})");
   Write("warps.json", R"({"name": "w", "num_warps": 8, "num_stages": 3})");
   Write("main.sass", "$primary: #333\nbody\n  color: $primary\n");
+  // Metadata in form, but a dataset's size: not parsed, not a kernel.
+  Write("big.json", R"({"triton_version": "3.6.0", "rows": ")" +
+                        std::string(1 << 20, 'x') + "\"}");
   ASSERT_FALSE(sys::fs::copy_file(corpus("bundles/sm90/vadd/vadd.sass"),
                                   Root + "/listing.sass"));
   Discovery D = discoverKernels({std::string(Root)});

@@ -421,14 +421,22 @@ private:
   /// Triton's metadata is an object that names the Triton that wrote it or
   /// its target as {"backend": ...}. A project's JSON that only mentions
   /// "target" (a tsconfig.json, a JSON schema, a list of records) is not,
-  /// nor is text that does not parse.
+  /// nor is text that does not parse, nor a file above 1 MiB (a dataset:
+  /// Triton's are a few KiB, and a lone one has nothing to check anyway),
+  /// which is not parsed.
   static bool looksLikeTritonMetadata(StringRef Path) {
+    uint64_t Size = 0;
+    if (sys::fs::file_size(Path, Size) || Size > (1u << 20))
+      return false;
     auto Buf = openArtifact(Path, Content::Text);
     if (!Buf) {
       consumeError(Buf.takeError());
       return false;
     }
-    Expected<json::Value> V = json::parse((*Buf)->getBuffer());
+    StringRef Text = (*Buf)->getBuffer();
+    if (!Text.contains("\"triton_version\"") && !Text.contains("\"target\""))
+      return false;
+    Expected<json::Value> V = json::parse(Text);
     if (!V) {
       consumeError(V.takeError());
       return false;
