@@ -7,6 +7,7 @@
 #include "gestell/Check.h"
 #include "gestell/SourceLoc.h"
 #include "gestell/Trace.h"
+#include "gestell/Ttgir.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -238,6 +239,7 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
 
   std::vector<Diagnostic> Found;
   std::vector<std::pair<std::string, std::string>> Failures; // check, why
+  bool RanOnTtgir = false;
   for (const RegisteredCheck *C : Job.Config->enabled()) {
     bool Ready = all_of(C->Info.Stages, [&](Stage S) {
       return stageAvailable(K, S, Analysis);
@@ -247,6 +249,7 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
         Out.SkippedForSass = *NoSass;
       continue;
     }
+    RanOnTtgir |= is_contained(C->Info.Stages, Stage::TTGIR);
     CheckContext Ctx(C->Info, Job.Config->options(C->Info.Id));
     std::string Failure = runCheck(*C, Ctx, In);
     if (!Failure.empty()) {
@@ -261,6 +264,18 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
       D.Target = K.target().str();
       Found.push_back(std::move(D));
     }
+  }
+  // Those checks have read the TTGIR (the view keeps the parse): one that
+  // Triton 3.1 or older wrote spells the dialect triton_gpu (ttg since
+  // triton-lang/triton#5266), and they found none of its layouts or
+  // conversions. The run says so once.
+  if (RanOnTtgir) {
+    if (Expected<const TtgirModule &> T = View.ttgir())
+      Out.OldTtgirDialect = any_of(T->moduleAttributes(), [](const auto &A) {
+        return A.Name.starts_with("triton_gpu.");
+      });
+    else
+      consumeError(T.takeError()); // reported where it was read
   }
   // One cause, one finding; then warnings-as-errors and suppressions, on
   // the merged finding as a whole.
@@ -381,6 +396,7 @@ void gatherOutcomes(ArrayRef<KernelJob> Jobs,
                     std::vector<KernelOutcome> &&Outcomes, RunReport &R) {
   // Said once per run, per reason: which kernels the SASS checks did not see.
   std::map<std::string, std::vector<std::string>> NoSass;
+  std::vector<std::string> OldDialect;
   // Reserved whole: gestell diff keeps these results until its report is
   // written, and growth by doubling would keep up to half of it unused.
   size_t Results = R.Results.size();
@@ -396,6 +412,8 @@ void gatherOutcomes(ArrayRef<KernelJob> Jobs,
     R.Sources.insert(O.Sources.begin(), O.Sources.end());
     if (!O.SkippedForSass.empty())
       NoSass[O.SkippedForSass].push_back(kernelLabel(*Jobs[I].K));
+    if (O.OldTtgirDialect)
+      OldDialect.push_back(kernelLabel(*Jobs[I].K));
     O = KernelOutcome(); // its moved-from vectors, freed now
   }
   Outcomes = std::vector<KernelOutcome>();
@@ -406,6 +424,17 @@ void gatherOutcomes(ArrayRef<KernelJob> Jobs,
              " kernels have no SASS, so the checks that read it did not run "
              "on them: " +
              Why + ":" + kernelList(Kernels),
+         "", "", ""});
+  if (!OldDialect.empty())
+    R.Notifications.push_back(
+        {Level::Remark,
+         std::to_string(OldDialect.size()) + " of " +
+             std::to_string(Jobs.size()) +
+             " kernels have TTGIR in the triton_gpu dialect (Triton 3.1 and "
+             "older; ttg since the rename of late 2024), whose layouts and "
+             "conversions the checks that read TTGIR do not know, so they "
+             "found nothing there:" +
+             kernelList(OldDialect),
          "", "", ""});
   R.KernelsChecked += Jobs.size();
 }

@@ -35,9 +35,9 @@ namespace gestell::driver {
 struct Notification {
   Level Severity = Level::Error;
   std::string Message;
-  std::string Kernel;  ///< kernel name, or "" when about no kernel
-  std::string CheckId; ///< or "" when no check is concerned
-  std::string File;    ///< the file concerned, or ""
+  std::string Kernel;            ///< kernel name, or "" when about no kernel
+  std::string CheckId;           ///< or "" when no check is concerned
+  std::string File;              ///< the file concerned, or ""
   unsigned Line = 0, Column = 0; ///< in File, when known
 };
 
@@ -120,6 +120,9 @@ struct KernelOutcome {
   /// Why checks that read SASS were skipped on a kernel that has a cubin
   /// (no nvdisasm to make its SASS); "" when none was.
   std::string SkippedForSass;
+  /// Its TTGIR is Triton 3.1's or older (the triton_gpu dialect), read by
+  /// checks that know only the ttg spelling of its layouts and ops.
+  bool OldTtgirDialect = false;
   /// KernelJob::ListSources: the Python files of its debug info.
   std::vector<std::string> Sources;
 };
