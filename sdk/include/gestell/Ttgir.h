@@ -231,7 +231,8 @@ public:
   /// The builtin.module op (its attributes are the module attributes).
   Operation *module() const { return ModuleOp; }
   llvm::ArrayRef<NamedAttribute> moduleAttributes() const;
-  /// Module attribute values, with Triton's defaults when absent.
+  /// Module attribute values, with Triton's defaults when absent (Triton
+  /// 3.1 and older spelled them triton_gpu.*, also read).
   int numWarps() const;           ///< ttg.num-warps (default 4)
   int threadsPerWarp() const;     ///< ttg.threads-per-warp (default 32)
   int numCtas() const;            ///< ttg.num-ctas (default 1)

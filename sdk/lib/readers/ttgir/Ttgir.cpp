@@ -376,27 +376,38 @@ ArrayRef<NamedAttribute> TtgirModule::moduleAttributes() const {
   return ModuleOp ? ModuleOp->Attrs : ArrayRef<NamedAttribute>();
 }
 
-static int moduleInt(const TtgirModule &M, StringRef Key, int Default) {
+/// Module attribute Key ("ttg.num-warps"), or Old ("triton_gpu.num-warps")
+/// as Triton 3.1 and older spelled it (triton-lang/triton#5266 renamed the
+/// dialect).
+static const Attribute *moduleAttr(const TtgirModule &M, StringRef Key,
+                                   StringRef Old) {
   if (!M.module())
-    return Default;
+    return nullptr;
   const Attribute *A = M.module()->attr(Key);
+  return A ? A : M.module()->attr(Old);
+}
+
+static int moduleInt(const TtgirModule &M, StringRef Key, StringRef Old,
+                     int Default) {
+  const Attribute *A = moduleAttr(M, Key, Old);
   if (!A || A->K != Attribute::Kind::Integer)
     return Default;
   return int(A->Int);
 }
 
 int TtgirModule::numWarps() const {
-  return moduleInt(*this, "ttg.num-warps", 4);
+  return moduleInt(*this, "ttg.num-warps", "triton_gpu.num-warps", 4);
 }
 int TtgirModule::threadsPerWarp() const {
-  return moduleInt(*this, "ttg.threads-per-warp", 32);
+  return moduleInt(*this, "ttg.threads-per-warp", "triton_gpu.threads-per-warp",
+                   32);
 }
-int TtgirModule::numCtas() const { return moduleInt(*this, "ttg.num-ctas", 1); }
+int TtgirModule::numCtas() const {
+  return moduleInt(*this, "ttg.num-ctas", "triton_gpu.num-ctas", 1);
+}
 
 StringRef TtgirModule::target() const {
-  if (!ModuleOp)
-    return "";
-  const Attribute *A = ModuleOp->attr("ttg.target");
+  const Attribute *A = moduleAttr(*this, "ttg.target", "triton_gpu.target");
   return A && A->K == Attribute::Kind::String ? A->Spelling : "";
 }
 
