@@ -265,18 +265,14 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
       Found.push_back(std::move(D));
     }
   }
-  // Those checks have read the TTGIR (the view keeps the parse): one that
-  // Triton 3.1 or older wrote spells the dialect triton_gpu (ttg since
-  // triton-lang/triton#5266), and they found none of its layouts or
-  // conversions. The run says so once.
-  if (RanOnTtgir) {
-    if (Expected<const TtgirModule &> T = View.ttgir())
-      Out.OldTtgirDialect = any_of(T->moduleAttributes(), [](const auto &A) {
-        return A.Name.starts_with("triton_gpu.");
-      });
-    else
-      consumeError(T.takeError()); // reported where it was read
-  }
+  // Those checks read the TTGIR: one that Triton 3.1 or older wrote spells
+  // the dialect triton_gpu (ttg since triton-lang/triton#5266), and they
+  // found none of its layouts or conversions. The run says so once. Only a
+  // parse the view already holds is looked at.
+  if (const TtgirModule *T = View.ttgirIfRead(); T && RanOnTtgir)
+    Out.OldTtgirDialect = any_of(T->moduleAttributes(), [](const auto &A) {
+      return A.Name.starts_with("triton_gpu.");
+    });
   // One cause, one finding; then warnings-as-errors and suppressions, on
   // the merged finding as a whole.
   for (Diagnostic &D : mergeByCause(std::move(Found))) {

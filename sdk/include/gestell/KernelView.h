@@ -127,6 +127,8 @@ public:
   llvm::Expected<const SassModule &> sass();
   llvm::Expected<const CubinInfo &> cubin();
   llvm::Expected<const TtgirModule &> ttgir();
+  /// The TTGIR when an earlier ttgir() read it, else null: never reads.
+  const TtgirModule *ttgirIfRead() const { return Ttgir.Value.get(); }
   /// The PTX if an earlier ptx() (or borrowParsed) already holds it, else
   /// null; never parses: a check that could answer from a prescan of the
   /// text uses the parse instead when it is there anyway.
