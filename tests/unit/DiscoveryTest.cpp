@@ -103,8 +103,9 @@ TEST(Discovery, ProjectFilesAreNotKernels) {
   // "target" without being Triton's (a tsconfig.json, a list of records, a
   // JSON schema, text that does not parse, a name and warp count with no
   // Triton version or target, a file above 1 MiB) and a Sass stylesheet
-  // are no kernels and no errors; a lone metadata file that names its
-  // Triton or its target, and a lone disassembly listing, are kernels.
+  // are no kernels and no errors, nor are a lone .source or .llir; a lone
+  // metadata file that names its Triton or its target, and a lone
+  // disassembly listing, are kernels.
   SmallString<128> Root;
   ASSERT_FALSE(sys::fs::createUniqueDirectory("gestell-json", Root));
   auto Write = [&](StringRef Name, StringRef Text) {
@@ -124,6 +125,15 @@ TEST(Discovery, ProjectFilesAreNotKernels) {
   Write("tagged.json", R"({"name": "tagged", "triton_version": "3.6.0"})");
   Write("warps.json", R"({"name": "w", "num_warps": 8, "num_stages": 3})");
   Write("main.sass", "$primary: #333\nbody\n  color: $primary\n");
+  // An apt source list, another compiler's LLVM IR, and the two together:
+  // no kernel (gestell reads neither alone).
+  Write("debian.source", "Types: deb\nURIs: http://deb.debian.org/debian\n");
+  Write("model.llir", "define i32 @main() {\n  ret i32 0\n}\n");
+  Write("pair.source", "x\n");
+  Write("pair.llir", "y\n");
+  // A .source beside Triton's metadata is a kernel (a cache entry that
+  // kept only those).
+  Write("tagged.source", "#loc = loc(\"k.py\":1:0)\n");
   // Metadata in form, but a dataset's size: not parsed, not a kernel.
   Write("big.json", R"({"triton_version": "3.6.0", "rows": ")" +
                         std::string(1 << 20, 'x') + "\"}");

@@ -383,10 +383,12 @@ private:
       walkDir(Sub, Depth + 1);
   }
 
-  /// A stem whose only files are a .json and a .sass, or one of them
-  /// (extensions other tools use too: a project's JSON, a Sass stylesheet),
-  /// is a kernel only when one of them reads as Triton's metadata or as a
-  /// disassembly listing.
+  /// A stem whose only files have extensions other tools use too (a
+  /// project's .json, a Sass stylesheet, an apt or data `.source`, another
+  /// compiler's `.llir`) is a kernel only when its .json reads as Triton's
+  /// metadata or its .sass as a disassembly listing. A lone .source or
+  /// .llir would be a kernel with nothing to check: gestell never reads a
+  /// .llir, and a .source only beside the stages it is compared with.
   void dropNonKernels(StringRef Dir) {
     for (auto It = Kernels.lower_bound({Dir.str(), ""});
          It != Kernels.end() && It->first.first == Dir;) {
@@ -394,7 +396,8 @@ private:
       bool OnlyShared = true;
       for (unsigned I = 0; I < NumStages; ++I) {
         Stage S = static_cast<Stage>(I);
-        if (S != Stage::Metadata && S != Stage::SASS && K.has(S))
+        if (S != Stage::Metadata && S != Stage::SASS && S != Stage::Source &&
+            S != Stage::LLIR && K.has(S))
           OnlyShared = false;
       }
       if (OnlyShared &&
