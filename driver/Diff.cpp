@@ -241,9 +241,17 @@ int compareStates(std::vector<StateSummary> &States, ArrayRef<Expr> Gates,
                                  std::vector<std::string>(opts::Plugins.begin(),
                                                           opts::Plugins.end()),
                                  opts::AllowConfigPlugins, opts::Jobs});
-  readStates(States, Lint, Families, *Analysis, opts::Jobs);
+  // Text and Markdown show no counts of a kernel its states share; a gate
+  // reads every matched kernel's.
+  bool DeferTwinCounts = Gates.empty() && (FormatOpt == Format::Text ||
+                                           FormatOpt == Format::Markdown);
+  readStates(States, Lint, Families, *Analysis, opts::Jobs, DeferTwinCounts);
 
-  DiffReport R = buildDiffReport(States, Families, Gates, std::move(Opts));
+  DiffReport R =
+      buildDiffReport(States, Families, Gates, std::move(Opts),
+                      [&](ArrayRef<KernelSummary *> Unmade) {
+                        makeCounts(Unmade, Families, *Analysis, opts::Jobs);
+                      });
   readSources(R, Lint, Maps, *Analysis);
   for (const std::string &P : R.Problems)
     errs() << Me << P << "\n";

@@ -81,6 +81,9 @@ public:
   /// Whether some shared state has a check enabled: only then does a later
   /// kernel need its baseline kernel's view.
   bool anyChecks() const;
+  /// Whether every later state is linted in the shared read (none has a
+  /// config of its own).
+  bool allShared() const { return FirstOwn == States.size(); }
 
   /// With the kernels' metadata read: the jobs of every shared state and of
   /// the base (whose results, the same for every shared state, are made
@@ -122,7 +125,17 @@ private:
 /// kernels checked against it, or per other kernel): fills each
 /// StateSummary's Kernels and the shared states' check outcomes. Threads
 /// as -j.
+/// With DeferTwinCounts (an output that shows no counts of a kernel its
+/// states share, and no --fail-on), a base kernel whose later kernels are
+/// all twins that no check reads (DiffRead.cpp) is summarized without its
+/// PTX and SASS counts (KernelSummary::CountsUnmade).
 void readStates(std::vector<StateSummary> &States, DiffLint &Lint,
+                const FamilyTable &Families, const AnalysisOptions &Analysis,
+                unsigned Threads, bool DeferTwinCounts);
+
+/// Gives each of Unmade its PTX and SASS counts (buildDiffReport's
+/// CountMaker), in parallel, each from a view of its own kernel.
+void makeCounts(llvm::ArrayRef<KernelSummary *> Unmade,
                 const FamilyTable &Families, const AnalysisOptions &Analysis,
                 unsigned Threads);
 

@@ -23,6 +23,7 @@
 #include "gestell/Families.h"
 #include "gestell/KernelMetrics.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -151,6 +152,11 @@ struct KernelSummary {
   MatchKey Key;
   std::shared_ptr<const KernelMetrics> Metrics;
   std::shared_ptr<const TtgirSummary> Ttgir; ///< of K's .ttgir, or null
+  /// Metrics hold no PTX or SASS counts yet: the kernel was read with
+  /// twins in every later state and the output shows no counts of a
+  /// kernel its states share (DiffRead.cpp). buildDiffReport has them made
+  /// (CountMaker) wherever the report compares them.
+  bool CountsUnmade = false;
 };
 
 struct StateSummary {
@@ -302,10 +308,17 @@ struct DiffOptions {
   std::vector<std::pair<std::string, std::string>> Pairs;
 };
 
-/// Matches, compares and evaluates the gates.
-DiffReport buildDiffReport(const std::vector<StateSummary> &States,
+/// Gives each summary its PTX and SASS counts (KernelSummary::CountsUnmade
+/// set), read from its own kernel's files.
+using CountMaker = llvm::function_ref<void(llvm::ArrayRef<KernelSummary *>)>;
+
+/// Matches, compares and evaluates the gates. The summaries read without
+/// counts are given them first (Make), except where every state of a
+/// kernel shares the base kernel's metrics: nothing of them is compared.
+DiffReport buildDiffReport(std::vector<StateSummary> &States,
                            const FamilyTable &Families,
-                           llvm::ArrayRef<Expr> Gates, DiffOptions Opts);
+                           llvm::ArrayRef<Expr> Gates, DiffOptions Opts,
+                           CountMaker Make);
 
 /// Reads the Python line of every TTGIR change site whose file is readable
 /// (as the debug info names it, else through --path-map); files are read

@@ -88,17 +88,21 @@ bool lendable(const KernelSummary &Base) {
 /// The kernel's summary from its view (and the TTGIR read ahead, if it
 /// was). With OnlyTwins (its later kernels all hold its bytes) its TTGIR
 /// summary, when they can share it (lendable), is left unmade
-/// (TtgirSummary::Unmade).
+/// (TtgirSummary::Unmade); with NoCounts too, so are its PTX and SASS
+/// counts (KernelSummary::CountsUnmade).
 KernelSummary summarize(KernelView &V, const FamilyTable &Families,
                         const std::string &StatePath,
                         std::optional<TtgirAhead> &&Ahead,
-                        bool OnlyTwins = false) {
+                        bool OnlyTwins = false, bool NoCounts = false) {
   const Kernel &K = V.kernel();
   KernelSummary S;
   S.K = &K;
   S.StatePath = &StatePath;
-  auto Metrics =
-      std::make_shared<KernelMetrics>(collectKernelMetrics(V, Families));
+  S.CountsUnmade = OnlyTwins && NoCounts;
+  MetricStages Stages;
+  Stages.Ptx = Stages.Sass = !S.CountsUnmade;
+  auto Metrics = std::make_shared<KernelMetrics>(
+      collectKernelMetrics(V, Families, Stages));
   S.Metrics = Metrics;
   if (Ahead) {
     if (Ahead->Problem)
@@ -173,6 +177,7 @@ std::optional<KernelSummary> summaryAs(const KernelSummary &Base,
   S.K = &L;
   S.StatePath = &StatePath;
   S.Metrics = Base.Metrics;
+  S.CountsUnmade = Base.CountsUnmade;
   S.Ttgir = Base.Ttgir; // the same .ttgir bytes
   // Its own key, when it was read ahead for matching: the key's program
   // digest comes from the .source, which sameArtifacts does not compare.
@@ -410,9 +415,10 @@ class UnitReader {
 public:
   UnitReader(std::vector<StateSummary> &States, DiffLint &Lint,
              const FamilyTable &Families, const AnalysisOptions &Analysis,
-             AheadTable &Ahead)
+             AheadTable &Ahead, bool DeferTwinCounts)
       : States(States), Lint(Lint), Families(Families), Analysis(Analysis),
-        Ahead(Ahead), LintOf(States.size(), nullptr) {
+        Ahead(Ahead), LintOf(States.size(), nullptr),
+        DeferTwinCounts(DeferTwinCounts && Lint.allShared()) {
     for (SharedStateLint &L : Lint.Shared)
       LintOf[L.State] = &L;
   }
@@ -427,9 +433,13 @@ public:
             States[U.Later[J].first].Found.Kernels[U.Later[J].second]);
     bool Untouched = untouched(U, Twin);
     std::optional<KernelView> BaseView;
+    // With only twins and no check run on either side, the diff shows
+    // nothing of the kernel's counts unless matching pairs it otherwise.
+    bool OnlyTwins = !Twin.empty() && !is_contained(Twin, false);
     if (U.Base)
-      readBase(*U.Base, BaseView, !Twin.empty() && !is_contained(Twin, false),
-               !Untouched);
+      readBase(*U.Base, BaseView, OnlyTwins, !Untouched,
+               OnlyTwins && DeferTwinCounts &&
+                   (Untouched || !Lint.anyChecks()));
     for (size_t J = 0; J < U.Later.size(); ++J)
       readLater(U.Later[J].first, U.Later[J].second,
                 BaseView ? &*BaseView : nullptr, U.Base, Twin[J], Untouched);
@@ -464,10 +474,11 @@ private:
   }
 
   void readBase(unsigned B, std::optional<KernelView> &View, bool OnlyTwins,
-                bool Check) const {
+                bool Check, bool NoCounts) const {
     View.emplace(States[0].Found.Kernels[B], Analysis);
-    States[0].Kernels[B] = summarize(*View, Families, States[0].Path,
-                                     std::move(Ahead[0][B]), OnlyTwins);
+    States[0].Kernels[B] =
+        summarize(*View, Families, States[0].Path, std::move(Ahead[0][B]),
+                  OnlyTwins, NoCounts);
     if (int J = Lint.BaseJobOf.empty() ? -1 : Lint.BaseJobOf[B];
         Check && J >= 0) {
       View->markReads();
@@ -515,13 +526,16 @@ private:
   const AnalysisOptions &Analysis;
   AheadTable &Ahead;
   std::vector<SharedStateLint *> LintOf; ///< the shared lint of each state
+  /// readStates' DeferTwinCounts, when no later state is linted on its own
+  /// (its checks could then tell twins apart: DiffLint::allShared).
+  bool DeferTwinCounts;
 };
 
 } // namespace
 
 void readStates(std::vector<StateSummary> &States, DiffLint &Lint,
                 const FamilyTable &Families, const AnalysisOptions &Analysis,
-                unsigned Threads) {
+                unsigned Threads, bool DeferTwinCounts) {
   const size_t N = States.size();
   DefaultThreadPool Pool(hardware_concurrency(Threads));
 
@@ -540,9 +554,33 @@ void readStates(std::vector<StateSummary> &States, DiffLint &Lint,
     matchJobs(States, Lint, Ahead, Pool);
 
   // 3. The tasks.
-  UnitReader Reader(States, Lint, Families, Analysis, Ahead);
+  UnitReader Reader(States, Lint, Families, Analysis, Ahead, DeferTwinCounts);
   std::vector<Unit> Units = makeUnits(States, Lint);
   forEachIndex(Pool, 0, Units.size(), [&](size_t I) { Reader.read(Units[I]); });
+}
+
+void makeCounts(ArrayRef<KernelSummary *> Unmade, const FamilyTable &Families,
+                const AnalysisOptions &Analysis, unsigned Threads) {
+  DefaultThreadPool Pool(hardware_concurrency(Threads));
+  forEachIndex(Pool, 0, Unmade.size(), [&](size_t I) {
+    KernelSummary &S = *Unmade[I];
+    KernelView View(*S.K, Analysis);
+    MetricStages Stages;
+    Stages.Resources = false;
+    KernelMetrics Counts = collectKernelMetrics(View, Families, Stages);
+    View.release();
+    // Its own metrics now (twins shared them): the resources and problems
+    // read before, then what the counts added.
+    auto M = std::make_shared<KernelMetrics>(*S.Metrics);
+    M->Ptx = std::move(Counts.Ptx);
+    M->Sass = std::move(Counts.Sass);
+    M->SassFile = std::move(Counts.SassFile);
+    append_range(M->Missing, Counts.Missing);
+    append_range(M->Problems, Counts.Problems);
+    append_range(M->Notes, Counts.Notes);
+    S.Metrics = std::move(M);
+    S.CountsUnmade = false;
+  });
 }
 
 } // namespace gestell::driver

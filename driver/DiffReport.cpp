@@ -10,6 +10,7 @@
 
 #include "gestell/Input.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -526,6 +527,34 @@ void evaluateGates(KernelDiff &D, size_t Index,
   }
 }
 
+/// Has the counts made (Make) of every summary read without them
+/// (KernelSummary::CountsUnmade) that the report compares: all but those of
+/// a base kernel whose every later state holds a match that shares its
+/// metrics (twins, DiffRead.cpp), whose counts nothing compares or shows.
+void makeComparedCounts(std::vector<StateSummary> &States,
+                        ArrayRef<Matching> Ms, CountMaker Make) {
+  DenseSet<const KernelSummary *> Shared;
+  for (unsigned B = 0; B < States[0].Kernels.size(); ++B) {
+    const KernelSummary &Base = States[0].Kernels[B];
+    if (!Base.CountsUnmade)
+      continue;
+    std::vector<KernelInState> In = statesOfBaseKernel(B, States, Ms);
+    if (all_of(drop_begin(In), [&](const KernelInState &K) {
+          return K.Status == MatchStatus::Matched &&
+                 K.Summary->Metrics == Base.Metrics;
+        }))
+      for (const KernelInState &K : In)
+        Shared.insert(K.Summary);
+  }
+  std::vector<KernelSummary *> Unmade;
+  for (StateSummary &S : States)
+    for (KernelSummary &K : S.Kernels)
+      if (K.CountsUnmade && !Shared.contains(&K))
+        Unmade.push_back(&K);
+  if (!Unmade.empty())
+    Make(Unmade);
+}
+
 /// Base kernel B compared across the states.
 KernelDiff compareKernel(unsigned B, const std::vector<StateSummary> &States,
                          ArrayRef<Matching> Ms, ArrayRef<std::string> FamilyIds,
@@ -548,12 +577,13 @@ KernelDiff compareKernel(unsigned B, const std::vector<StateSummary> &States,
 
 } // namespace
 
-DiffReport buildDiffReport(const std::vector<StateSummary> &States,
+DiffReport buildDiffReport(std::vector<StateSummary> &States,
                            const FamilyTable &Families, ArrayRef<Expr> Gates,
-                           DiffOptions Opts) {
+                           DiffOptions Opts, CountMaker Make) {
   DiffReport R = reportHeader(States, Families, Gates);
   std::vector<bool> PairUsed(Opts.Pairs.size());
   std::vector<Matching> Ms = matchStates(States, Opts.Pairs, R, PairUsed);
+  makeComparedCounts(States, Ms, Make);
   std::vector<unsigned> Order = baseOrder(States[0]);
   R.Kernels.reserve(Order.size()); // kept until the report is written
   for (unsigned B : Order) {

@@ -15,9 +15,9 @@
 #define GESTELL_KERNELMETRICS_H
 
 #include "gestell/Cubin.h"
-#include "gestell/Metric.h"
 #include "gestell/InstructionCounts.h"
 #include "gestell/KernelView.h"
+#include "gestell/Metric.h"
 #include "gestell/Occupancy.h"
 
 #include <optional>
@@ -59,8 +59,8 @@ struct KernelMetrics {
 /// always compiles those for the `a` variant), else the plain arch with
 /// SuffixUnknown set. Cubins below sm_90 have no `a` variant.
 struct ArchResolution {
-  std::string Arch;          ///< "sm_90a", "sm_80", or "" without a cubin
-  std::string From;          ///< "cubin", "ptx", "json" (where the suffix came from)
+  std::string Arch; ///< "sm_90a", "sm_80", or "" without a cubin
+  std::string From; ///< "cubin", "ptx", "json" (where the suffix came from)
   bool SuffixUnknown = false;
 };
 ArchResolution resolveArch(const CubinInfo &C, llvm::StringRef PtxTarget,
@@ -69,12 +69,15 @@ ArchResolution resolveArch(const CubinInfo &C, llvm::StringRef PtxTarget,
 /// `.target` (readPtxTarget) only when C's flags leave the suffix open.
 ArchResolution resolveArch(const CubinInfo &C, const Kernel &K);
 
-/// Which instruction stages collectKernelMetrics reads (the metadata and
-/// the cubin, small, are always read). A stage not asked for is not opened:
-/// its counts stay null and it is not listed as missing.
+/// Which stages collectKernelMetrics reads. A stage not asked for is not
+/// opened: its counts stay null and it is not listed as missing.
 struct MetricStages {
   bool Ptx = true;
   bool Sass = true;
+  /// The metadata and the cubin (resources, occupancy, the cubin's target)
+  /// and the kernel's discovery notes: off only to add the counts to
+  /// metrics made without them.
+  bool Resources = true;
 };
 
 /// Reads the metadata, cubin, PTX and SASS of V's kernel (as present and

@@ -20,15 +20,6 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
                                    MetricStages Stages) {
   KernelMetrics S;
   const Kernel &K = V.kernel();
-  for (const std::string &N : K.Notes)
-    S.Problems.push_back(N);
-  if (!K.has(Stage::Metadata))
-    S.Missing.push_back(
-        {"json", K.Meta ? "no .json metadata file (target and warps from "
-                          "the .ttgir module attributes)"
-                        : "no .json metadata file"});
-  if (K.Meta)
-    S.SharedDynamic = K.Meta->Shared;
   auto Record = [&](Error E) {
     handleAllErrors(
         std::move(E),
@@ -38,26 +29,39 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
         [&](const ErrorInfoBase &B) { S.Problems.push_back(B.message()); });
   };
 
-  if (Expected<const CubinInfo &> C = V.cubin()) {
-    ArchResolution A = resolveArch(*C, K);
-    S.CubinTarget = A.Arch;
-    if (A.SuffixUnknown)
-      S.Notes.push_back(K.path(Stage::Cubin).str() +
-                        ": the cubin's ELF flags do not say whether it is " +
-                        A.Arch + " or " + A.Arch +
-                        "a, and there is no PTX or Triton .json to tell");
-    const CubinKernel *CK = C->find(K.Name);
-    if (!CK && C->Kernels.size() == 1)
-      CK = &C->Kernels.front();
-    if (CK)
-      S.Resources = *CK;
-    else
-      S.Problems.push_back(K.path(Stage::Cubin).str() +
-                           ": no function named '" + K.Name + "' in the cubin");
-  } else {
-    Record(C.takeError());
+  if (Stages.Resources) {
+    for (const std::string &N : K.Notes)
+      S.Problems.push_back(N);
+    if (!K.has(Stage::Metadata))
+      S.Missing.push_back(
+          {"json", K.Meta ? "no .json metadata file (target and warps from "
+                            "the .ttgir module attributes)"
+                          : "no .json metadata file"});
+    if (K.Meta)
+      S.SharedDynamic = K.Meta->Shared;
+
+    if (Expected<const CubinInfo &> C = V.cubin()) {
+      ArchResolution A = resolveArch(*C, K);
+      S.CubinTarget = A.Arch;
+      if (A.SuffixUnknown)
+        S.Notes.push_back(K.path(Stage::Cubin).str() +
+                          ": the cubin's ELF flags do not say whether it is " +
+                          A.Arch + " or " + A.Arch +
+                          "a, and there is no PTX or Triton .json to tell");
+      const CubinKernel *CK = C->find(K.Name);
+      if (!CK && C->Kernels.size() == 1)
+        CK = &C->Kernels.front();
+      if (CK)
+        S.Resources = *CK;
+      else
+        S.Problems.push_back(K.path(Stage::Cubin).str() +
+                             ": no function named '" + K.Name +
+                             "' in the cubin");
+    } else {
+      Record(C.takeError());
+    }
+    S.Occupancy = kernelOccupancy(V, V.options().Device);
   }
-  S.Occupancy = kernelOccupancy(V, V.options().Device);
   // The view's counts (KernelView::counts) when they are by the same table:
   // the checks of a run classify the stages anyway, and every count rule
   // of a pack reads the same counts.
