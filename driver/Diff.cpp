@@ -241,10 +241,9 @@ int compareStates(std::vector<StateSummary> &States, ArrayRef<Expr> Gates,
                                  std::vector<std::string>(opts::Plugins.begin(),
                                                           opts::Plugins.end()),
                                  opts::AllowConfigPlugins, opts::Jobs});
-  // Text and Markdown show no counts of a kernel its states share; a gate
-  // reads every matched kernel's.
-  bool DeferTwinCounts = Gates.empty() && (FormatOpt == Format::Text ||
-                                           FormatOpt == Format::Markdown);
+  // Text, Markdown and HTML show no counts of a kernel its states share
+  // (JSON lists every kernel's); a gate reads every matched kernel's.
+  bool DeferTwinCounts = Gates.empty() && FormatOpt != Format::Json;
   readStates(States, Lint, Families, *Analysis, opts::Jobs, DeferTwinCounts);
 
   DiffReport R =
