@@ -435,11 +435,9 @@ public:
     std::optional<KernelView> BaseView;
     // With only twins and no check run on either side, the diff shows
     // nothing of the kernel's counts unless matching pairs it otherwise.
-    bool OnlyTwins = !Twin.empty() && !is_contained(Twin, false);
     if (U.Base)
-      readBase(*U.Base, BaseView, OnlyTwins, !Untouched,
-               OnlyTwins && DeferTwinCounts &&
-                   (Untouched || !Lint.anyChecks()));
+      readBase(*U.Base, BaseView, !Twin.empty() && !is_contained(Twin, false),
+               !Untouched, DeferTwinCounts && (Untouched || !Lint.anyChecks()));
     for (size_t J = 0; J < U.Later.size(); ++J)
       readLater(U.Later[J].first, U.Later[J].second,
                 BaseView ? &*BaseView : nullptr, U.Base, Twin[J], Untouched);

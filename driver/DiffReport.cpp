@@ -538,13 +538,13 @@ void makeComparedCounts(std::vector<StateSummary> &States,
     const KernelSummary &Base = States[0].Kernels[B];
     if (!Base.CountsUnmade)
       continue;
-    std::vector<KernelInState> In = statesOfBaseKernel(B, States, Ms);
-    if (all_of(drop_begin(In), [&](const KernelInState &K) {
-          return K.Status == MatchStatus::Matched &&
-                 K.Summary->Metrics == Base.Metrics;
-        }))
-      for (const KernelInState &K : In)
-        Shared.insert(K.Summary);
+    SmallVector<const KernelSummary *, 2> Twins{&Base};
+    for (size_t S = 1; S < States.size(); ++S)
+      if (std::optional<unsigned> H = Ms[S].BaseMatch[B];
+          H && States[S].Kernels[*H].Metrics == Base.Metrics)
+        Twins.push_back(&States[S].Kernels[*H]);
+    if (Twins.size() == States.size())
+      Shared.insert(Twins.begin(), Twins.end());
   }
   std::vector<KernelSummary *> Unmade;
   for (StateSummary &S : States)
