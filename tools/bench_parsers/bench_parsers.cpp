@@ -2,17 +2,19 @@
 //
 // Usage: bench_parsers CORPUS_DIR [SECONDS]
 //
-// Finds every .ptx and .sass file under CORPUS_DIR, reads them into memory
-// once, tells the SASS files apart by content (nvdisasm or cuobjdump), and
-// parses each group over and over for at least SECONDS (default 1) per
-// parser. Prints MB/s (10^6 bytes) and instructions/s per parser for the
-// fastest pass, parsing from memory (the parser alone) and from the files
-// (open + mmap + checks + parse), next to one memchr pass counting lines
-// over the same bytes. One thread.
+// Finds every .ptx, .sass and .ttgir file under CORPUS_DIR, reads them into
+// memory once, tells the SASS files apart by content (nvdisasm or
+// cuobjdump), and parses each group over and over for at least SECONDS
+// (default 1) per parser. Prints MB/s (10^6 bytes) and instructions/s (ops/s
+// for the TTGIR, layout verification included) per parser for the fastest
+// pass, parsing from memory (the parser alone) and from the files (open +
+// read + checks + parse), next to one memchr pass counting lines over the
+// same bytes. One thread.
 //
 //===----------------------------------------------------------------------===//
 #include "gestell/Ptx.h"
 #include "gestell/Sass.h"
+#include "gestell/Ttgir.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -24,6 +26,7 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace llvm;
@@ -74,7 +77,7 @@ int main(int argc, char **argv) {
   }
   double MinSeconds = argc > 2 ? std::atof(argv[2]) : 1.0;
   Group Ptx{"PTX", {}, {}, 0}, Nv{"SASS nvdisasm", {}, {}, 0},
-      Cu{"SASS cuobjdump", {}, {}, 0};
+      Cu{"SASS cuobjdump", {}, {}, 0}, Tg{"TTGIR", {}, {}, 0};
   std::error_code EC;
   std::vector<std::string> Files;
   for (sys::fs::recursive_directory_iterator It(argv[1], EC), E; It != E && !EC;
@@ -88,7 +91,8 @@ int main(int argc, char **argv) {
   std::sort(Files.begin(), Files.end());
   for (const std::string &P : Files) {
     bool IsPtx = StringRef(P).ends_with(".ptx");
-    if (!IsPtx && !StringRef(P).ends_with(".sass"))
+    bool IsTtgir = StringRef(P).ends_with(".ttgir");
+    if (!IsPtx && !IsTtgir && !StringRef(P).ends_with(".sass"))
       continue;
     auto Buf = MemoryBuffer::getFile(P, false, false);
     if (!Buf) {
@@ -96,8 +100,8 @@ int main(int argc, char **argv) {
              << "\n";
       return 2;
     }
-    Group *G = &Ptx;
-    if (!IsPtx) {
+    Group *G = IsPtx ? &Ptx : &Tg;
+    if (!IsPtx && !IsTtgir) {
       auto Fmt = detectSassFormat((*Buf)->getBuffer());
       if (!Fmt)
         continue;
@@ -110,12 +114,13 @@ int main(int argc, char **argv) {
 
   outs() << "bench_parsers: " << argv[1] << "\n";
   int Failures = 0;
-  for (Group *G : {&Ptx, &Nv, &Cu}) {
+  for (Group *G : {&Ptx, &Nv, &Cu, &Tg}) {
     outs() << format("%s: %zu files, %.2f MB\n", G->Name, G->Paths.size(),
                      G->Bytes / 1e6);
     if (G->Paths.empty())
       continue;
-    bool IsPtx = G == &Ptx;
+    bool IsPtx = G == &Ptx, IsTtgir = G == &Tg;
+    const char *Unit = IsTtgir ? "op" : "inst";
     size_t Insts = 0;
     auto Count = [&](auto &&M) -> size_t {
       if (!M) {
@@ -123,11 +128,18 @@ int main(int argc, char **argv) {
         ++Failures;
         return 0;
       }
-      return (*M)->instructionCount();
+      if constexpr (std::is_same_v<std::decay_t<decltype(**M)>, TtgirModule>)
+        return (*M)->ops().size();
+      else
+        return (*M)->instructionCount();
     };
     double Mem = timePasses(MinSeconds, Insts, [&] {
       size_t N = 0;
       for (size_t I = 0; I < G->Data.size(); ++I) {
+        if (IsTtgir) { // the text is copied into the module: a memcpy more
+          N += Count(parseTtgirText(G->Data[I]->getBuffer(), G->Paths[I]));
+          continue;
+        }
         auto B = MemoryBuffer::getMemBuffer(G->Data[I]->getBuffer(),
                                             G->Paths[I], false);
         N += IsPtx ? Count(parsePtx(std::move(B), G->Paths[I]))
@@ -135,14 +147,16 @@ int main(int argc, char **argv) {
       }
       return N;
     });
-    report("parse from memory", *G, Mem, Insts, "inst");
+    report("parse from memory", *G, Mem, Insts, Unit);
     double Disk = timePasses(MinSeconds, Insts, [&] {
       size_t N = 0;
       for (const std::string &P : G->Paths)
-        N += IsPtx ? Count(parsePtx(P)) : Count(parseSass(P));
+        N += IsPtx     ? Count(parsePtx(P))
+             : IsTtgir ? Count(parseTtgir(P))
+                       : Count(parseSass(P));
       return N;
     });
-    report("parse from file", *G, Disk, Insts, "inst");
+    report("parse from file", *G, Disk, Insts, Unit);
     size_t Lines = 0;
     double Scan = timePasses(MinSeconds, Lines, [&] {
       size_t N = 0;
