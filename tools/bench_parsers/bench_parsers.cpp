@@ -34,8 +34,11 @@ using namespace gestell;
 
 namespace {
 
+enum class Parser { Ptx, Sass, Ttgir };
+
 struct Group {
   const char *Name;
+  Parser Kind;
   std::vector<std::string> Paths;
   std::vector<std::unique_ptr<MemoryBuffer>> Data;
   size_t Bytes = 0;
@@ -68,25 +71,78 @@ void report(const char *What, const Group &G, double Seconds, size_t Items,
                    Seconds * 1e3);
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    errs() << "usage: bench_parsers CORPUS_DIR [SECONDS]\n";
-    return 2;
+/// The number of instructions (ops for the TTGIR) of a parsed module; a
+/// failure is printed and counted.
+template <typename ModuleT> size_t count(ModuleT &&M, int &Failures) {
+  if (!M) {
+    errs() << toString(M.takeError()) << "\n";
+    ++Failures;
+    return 0;
   }
-  double MinSeconds = argc > 2 ? std::atof(argv[2]) : 1.0;
-  Group Ptx{"PTX", {}, {}, 0}, Nv{"SASS nvdisasm", {}, {}, 0},
-      Cu{"SASS cuobjdump", {}, {}, 0}, Tg{"TTGIR", {}, {}, 0};
+  if constexpr (std::is_same_v<std::decay_t<decltype(**M)>, TtgirModule>)
+    return (*M)->ops().size();
+  else
+    return (*M)->instructionCount();
+}
+
+/// Times G's parser from memory, from its files, and a memchr line count;
+/// returns the number of files that did not parse.
+int benchGroup(const Group &G, double MinSeconds) {
+  int Failures = 0;
+  const char *Unit = G.Kind == Parser::Ttgir ? "op" : "inst";
+  size_t Insts = 0;
+  double Mem = timePasses(MinSeconds, Insts, [&] {
+    size_t N = 0;
+    for (size_t I = 0; I < G.Data.size(); ++I) {
+      StringRef Text = G.Data[I]->getBuffer();
+      if (G.Kind == Parser::Ttgir) { // the text is copied into the module
+        N += count(parseTtgirText(Text, G.Paths[I]), Failures);
+        continue;
+      }
+      auto B = MemoryBuffer::getMemBuffer(Text, G.Paths[I], false);
+      N += G.Kind == Parser::Ptx
+               ? count(parsePtx(std::move(B), G.Paths[I]), Failures)
+               : count(parseSass(std::move(B), G.Paths[I]), Failures);
+    }
+    return N;
+  });
+  report("parse from memory", G, Mem, Insts, Unit);
+  double Disk = timePasses(MinSeconds, Insts, [&] {
+    size_t N = 0;
+    for (const std::string &P : G.Paths)
+      N += G.Kind == Parser::Ptx     ? count(parsePtx(P), Failures)
+           : G.Kind == Parser::Ttgir ? count(parseTtgir(P), Failures)
+                                     : count(parseSass(P), Failures);
+    return N;
+  });
+  report("parse from file", G, Disk, Insts, Unit);
+  size_t Lines = 0;
+  double Scan = timePasses(MinSeconds, Lines, [&] {
+    size_t N = 0;
+    for (const auto &B : G.Data) {
+      const char *P = B->getBufferStart(), *E = B->getBufferEnd();
+      while (const void *NL = memchr(P, '\n', E - P)) {
+        ++N;
+        P = static_cast<const char *>(NL) + 1;
+      }
+    }
+    return N;
+  });
+  report("memchr line count", G, Scan, Lines, "line");
+  return Failures;
+}
+
+/// Reads every .ptx, .sass and .ttgir file under Dir into its group.
+bool readCorpus(StringRef Dir, Group &Ptx, Group &Nv, Group &Cu, Group &Tg) {
   std::error_code EC;
   std::vector<std::string> Files;
-  for (sys::fs::recursive_directory_iterator It(argv[1], EC), E; It != E && !EC;
+  for (sys::fs::recursive_directory_iterator It(Dir, EC), E; It != E && !EC;
        It.increment(EC))
     if (It->type() == sys::fs::file_type::regular_file)
       Files.push_back(It->path());
   if (EC) {
-    errs() << "bench_parsers: " << argv[1] << ": " << EC.message() << "\n";
-    return 2;
+    errs() << "bench_parsers: " << Dir << ": " << EC.message() << "\n";
+    return false;
   }
   std::sort(Files.begin(), Files.end());
   for (const std::string &P : Files) {
@@ -98,7 +154,7 @@ int main(int argc, char **argv) {
     if (!Buf) {
       errs() << "bench_parsers: " << P << ": " << Buf.getError().message()
              << "\n";
-      return 2;
+      return false;
     }
     Group *G = IsPtx ? &Ptx : &Tg;
     if (!IsPtx && !IsTtgir) {
@@ -111,65 +167,30 @@ int main(int argc, char **argv) {
     G->Paths.push_back(P);
     G->Data.push_back(std::move(*Buf));
   }
+  return true;
+}
 
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    errs() << "usage: bench_parsers CORPUS_DIR [SECONDS]\n";
+    return 2;
+  }
+  double MinSeconds = argc > 2 ? std::atof(argv[2]) : 1.0;
+  Group Ptx{"PTX", Parser::Ptx, {}, {}, 0},
+      Nv{"SASS nvdisasm", Parser::Sass, {}, {}, 0},
+      Cu{"SASS cuobjdump", Parser::Sass, {}, {}, 0},
+      Tg{"TTGIR", Parser::Ttgir, {}, {}, 0};
+  if (!readCorpus(argv[1], Ptx, Nv, Cu, Tg))
+    return 2;
   outs() << "bench_parsers: " << argv[1] << "\n";
   int Failures = 0;
-  for (Group *G : {&Ptx, &Nv, &Cu, &Tg}) {
+  for (const Group *G : {&Ptx, &Nv, &Cu, &Tg}) {
     outs() << format("%s: %zu files, %.2f MB\n", G->Name, G->Paths.size(),
                      G->Bytes / 1e6);
-    if (G->Paths.empty())
-      continue;
-    bool IsPtx = G == &Ptx, IsTtgir = G == &Tg;
-    const char *Unit = IsTtgir ? "op" : "inst";
-    size_t Insts = 0;
-    auto Count = [&](auto &&M) -> size_t {
-      if (!M) {
-        errs() << toString(M.takeError()) << "\n";
-        ++Failures;
-        return 0;
-      }
-      if constexpr (std::is_same_v<std::decay_t<decltype(**M)>, TtgirModule>)
-        return (*M)->ops().size();
-      else
-        return (*M)->instructionCount();
-    };
-    double Mem = timePasses(MinSeconds, Insts, [&] {
-      size_t N = 0;
-      for (size_t I = 0; I < G->Data.size(); ++I) {
-        if (IsTtgir) { // the text is copied into the module: a memcpy more
-          N += Count(parseTtgirText(G->Data[I]->getBuffer(), G->Paths[I]));
-          continue;
-        }
-        auto B = MemoryBuffer::getMemBuffer(G->Data[I]->getBuffer(),
-                                            G->Paths[I], false);
-        N += IsPtx ? Count(parsePtx(std::move(B), G->Paths[I]))
-                   : Count(parseSass(std::move(B), G->Paths[I]));
-      }
-      return N;
-    });
-    report("parse from memory", *G, Mem, Insts, Unit);
-    double Disk = timePasses(MinSeconds, Insts, [&] {
-      size_t N = 0;
-      for (const std::string &P : G->Paths)
-        N += IsPtx     ? Count(parsePtx(P))
-             : IsTtgir ? Count(parseTtgir(P))
-                       : Count(parseSass(P));
-      return N;
-    });
-    report("parse from file", *G, Disk, Insts, Unit);
-    size_t Lines = 0;
-    double Scan = timePasses(MinSeconds, Lines, [&] {
-      size_t N = 0;
-      for (const auto &B : G->Data) {
-        const char *P = B->getBufferStart(), *E = B->getBufferEnd();
-        while (const void *NL = memchr(P, '\n', E - P)) {
-          ++N;
-          P = static_cast<const char *>(NL) + 1;
-        }
-      }
-      return N;
-    });
-    report("memchr line count", *G, Scan, Lines, "line");
+    if (!G->Paths.empty())
+      Failures += benchGroup(*G, MinSeconds);
   }
   return Failures ? 1 : 0;
 }
