@@ -4,9 +4,10 @@ Each workload runs in its own process with its own, empty Inductor cache
 (the Triton cache is its triton/0/ folder), under a
 time limit, and really runs on the GPU (results compared with eager where it
 is cheap). Afterwards every cubin gets its nvdisasm -c -gi rendering beside
-it (stdout only) and every PTX its `ptxas -v` from Triton's own ptxas
-(ptxas-v.json per workload). One tar.xz per workload lands in $OUT; the
-.llir files are left out (gestell never reads them).
+it (stdout only) and every PTX its `ptxas -v` from the ptxas Triton used
+(ptxas-blackwell from sm_100 on; ptxas-v.json per workload). One tar.xz per
+workload lands in $OUT; the .llir files are left out (gestell never reads
+them).
 
     python3 tools/device/inductor_zoo.py [WORKLOAD...]
 """
@@ -281,6 +282,7 @@ def newer_ptxas():
 def finish(name):
     root = f"{W}/{name}"
     nvd, ptxas = triton_tool("nvdisasm"), triton_tool("ptxas")
+    ptxas_bw = triton_tool("ptxas-blackwell")
     def one(cub):
         r = subprocess.run([nvd, "-c", "-gi", cub], capture_output=True, text=True)
         if r.returncode == 0:
@@ -293,9 +295,13 @@ def finish(name):
         m = re.search(r"^\.target\s+(\S+)", open(ptx).read(), re.M)
         arch = m.group(1).rstrip(",") if m else "sm_90a"
         out = ""
-        # Triton's ptxas reads PTX up to its own version; the PTX that torch's
-        # CUDA 13 ptxas made (.version 9.0) needs that one.
-        for p in (ptxas, *newer_ptxas()):
+        # The ptxas Triton assembled the cubin with: ptxas-blackwell for
+        # sm_100 and newer (compiler.py's get_ptxas), ptxas below. It reads
+        # PTX up to its own version; the PTX that torch's CUDA 13 ptxas made
+        # (.version 9.0) needs that one.
+        sm = re.match(r"sm_(\d+)", arch)
+        own = ptxas_bw if sm and int(sm.group(1)) >= 100 and ptxas_bw else ptxas
+        for p in (own, *newer_ptxas()):
             r = subprocess.run([p, "-v", f"--gpu-name={arch}", ptx, "-o", "/dev/null"], capture_output=True, text=True)
             out = f"ptxas: {p}\n" + r.stderr
             if "Unsupported .version" not in r.stderr:
