@@ -9,7 +9,8 @@ recorded (num_warps, num_ctas, num_stages, maxnreg; the AMD backend keeps
 those it has), into a fresh Triton cache; then inductor_zoo.py's nvdisasm
 and `ptxas -v` pass (nothing to do for AMD), and one tar.xz per tarball
 lands in $OUT as NAME-smXXX or NAME-gfxXXX. Kernels still compiling at RT_DEADLINE seconds
-(default 480) are left out, and so are those Triton refuses (printed).
+(default 480) are left out, and so are those Triton refuses or whose
+compile kills its process (printed; the others are compiled regardless).
 
     python3 tools/device/retarget.py cuda:100 devwork/rt/*.tar.xz
     python3 tools/device/retarget.py hip:gfx942 devwork/rt/*.tar.xz
@@ -40,6 +41,47 @@ def compile_one(ttir, target):
         return f"{os.path.basename(ttir)}: {type(e).__name__}: {str(e)[:200]}"
 
 
+def compile_in(pool, ttir, target, deadline):
+    """compile_one in pool: its error, "deadline", or None; raises
+    BrokenProcessPool when a worker died."""
+    try:
+        return pool.submit(compile_one, ttir, target).result(
+            timeout=max(deadline - time.time(), 0.1))
+    except cf.TimeoutError:
+        return "deadline"
+
+
+def compile_all(ttirs, target, deadline):
+    """Every .ttir compiled, the errors returned. A compile that kills its
+    worker (an abort in MLIR: Triton's AMD backend on tensor descriptors)
+    breaks the whole pool, so the kernels it took down are compiled again
+    one per process: the crash costs only its own kernel."""
+    failed, broken = [], []
+    pool = cf.ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1))
+    futs = [(t, pool.submit(compile_one, t, target)) for t in ttirs]
+    for t, f in futs:
+        try:
+            err = f.result(timeout=max(deadline - time.time(), 0.1))
+        except cf.TimeoutError:
+            err = "deadline"
+        except cf.process.BrokenProcessPool:
+            broken.append(t)
+            continue
+        if err:
+            failed.append(err)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for t in broken:
+        one = cf.ProcessPoolExecutor(1)
+        try:
+            err = compile_in(one, t, target, deadline)
+        except cf.process.BrokenProcessPool:
+            err = f"{os.path.basename(t)}: the compile killed its process"
+        one.shutdown(wait=False, cancel_futures=True)
+        if err:
+            failed.append(err)
+    return failed
+
+
 def main(target, tarballs):
     deadline = time.time() + int(os.environ.get("RT_DEADLINE", "480"))
     backend, arch = target.split(":")
@@ -63,17 +105,7 @@ def main(target, tarballs):
         root = f"{inductor_zoo.W}/{out}"
         shutil.rmtree(root, ignore_errors=True)
         os.environ["TRITON_CACHE_DIR"] = f"{root}/cache"
-        failed = []
-        pool = cf.ProcessPoolExecutor(max(1, (os.cpu_count() or 2) - 1))
-        futs = [pool.submit(compile_one, t, target) for t in ttirs]
-        for f in futs:
-            try:
-                err = f.result(timeout=max(deadline - time.time(), 0.1))
-            except cf.TimeoutError:
-                err = "deadline"
-            if err:
-                failed.append(err)
-        pool.shutdown(wait=False, cancel_futures=True)
+        failed = compile_all(ttirs, target, deadline)
         print(out, len(ttirs), "ttir,", len(failed), "not compiled", failed[:4], flush=True)
         if os.path.isdir(root):
             inductor_zoo.finish(out)
