@@ -287,6 +287,23 @@ std::string notCompared(const DiffReport &R, const KernelDiff &D) {
   return join(Parts, ", ");
 }
 
+/// The candidates of an ambiguous kernel, one a line after Lead: the first
+/// few, then how many more (a test suite's cache names dozens of kernels
+/// `kernel` alike; JSON lists every one).
+void writeCandidates(raw_ostream &OS, StringRef Indent, StringRef Lead,
+                     ArrayRef<const KernelSummary *> Candidates, bool WithKey) {
+  constexpr size_t Shown = 8;
+  for (const KernelSummary *C : Candidates.take_front(Shown)) {
+    OS << Indent << Lead << displayDir(*C);
+    if (WithKey)
+      OS << "  " << C->Key.str();
+    OS << "\n";
+  }
+  if (Candidates.size() > Shown)
+    OS << Indent << "... " << Candidates.size() - Shown
+       << " more candidates (--format=json lists them all)\n";
+}
+
 void writeKernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   OS << "\n" << D.Name;
   if (!D.key().Target.empty())
@@ -308,9 +325,9 @@ void writeKernel(raw_ostream &OS, const DiffReport &R, const KernelDiff &D) {
   }
   T.print(OS, 2);
   for (size_t S = 1; S < D.States.size(); ++S)
-    for (const KernelSummary *C : D.States[S].Candidates)
-      OS << "    " << R.States[S]->Label << " candidate: " << displayDir(*C)
-         << "  " << C->Key.str() << "\n";
+    writeCandidates(OS, "    ",
+                    R.States[S]->Label + " candidate: ", D.States[S].Candidates,
+                    /*WithKey=*/true);
 
   bool Compared = any_of(D.States, [](const KernelInState &K) {
     return K.Status == MatchStatus::Matched;
@@ -360,8 +377,7 @@ void writeDiffText(raw_ostream &OS, const DiffReport &R) {
     OS << "ambiguous in " << R.States[U.State]->Label << ": "
        << displayDir(*U.Summary) << "  " << U.Summary->Key.str() << " matches "
        << U.Candidates.size() << " base kernels:\n";
-    for (const KernelSummary *C : U.Candidates)
-      OS << "  " << displayDir(*C) << "\n";
+    writeCandidates(OS, "  ", "", U.Candidates, /*WithKey=*/false);
   }
 
   if (!R.OtherChecks.empty()) {
