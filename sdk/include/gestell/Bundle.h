@@ -131,6 +131,11 @@ struct Kernel {
   std::vector<llvm::StringRef> presentStages() const;
   /// Target from the metadata ("cuda:100"), or "" if unknown.
   llvm::StringRef target() const;
+  /// The target names a backend other than CUDA ("hip:gfx942"): the kernel
+  /// has no cubin, PTX or SASS to miss, and no NVIDIA occupancy.
+  bool otherBackend() const {
+    return !target().empty() && !target().starts_with("cuda:");
+  }
 };
 
 /// A problem with an input path itself (does not exist, unreadable, ...):

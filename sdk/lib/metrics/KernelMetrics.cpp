@@ -24,7 +24,12 @@ KernelMetrics collectKernelMetrics(KernelView &V, const FamilyTable &Families,
     handleAllErrors(
         std::move(E),
         [&](const MissingStage &M) {
-          S.Missing.push_back({stageName(M.S).str(), M.Reason});
+          // An AMD kernel's cubin, PTX and SASS are not missing: none
+          // exists (its code object is the .hsaco).
+          bool NvidiaOnly = M.S == Stage::Cubin || M.S == Stage::PTX ||
+                            M.S == Stage::SASS || M.S == Stage::SASSAlt;
+          if (!(NvidiaOnly && K.otherBackend()))
+            S.Missing.push_back({stageName(M.S).str(), M.Reason});
         },
         [&](const ErrorInfoBase &B) { S.Problems.push_back(B.message()); });
   };

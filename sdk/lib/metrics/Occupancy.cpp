@@ -202,6 +202,11 @@ KernelOccupancy kernelOccupancy(KernelView &V, const DevicePart *Device) {
   KernelOccupancy R;
   R.Device = Device ? Device->Name.str() : "";
   const Kernel &K = V.kernel();
+  if (K.otherBackend()) {
+    R.Unknown = "a " + K.target().str() +
+                " kernel: occupancy is modelled for NVIDIA GPUs only";
+    return R;
+  }
   if (!K.has(Stage::Cubin)) {
     R.Unknown = "no cubin (registers and static shared memory come from it)";
     return R;

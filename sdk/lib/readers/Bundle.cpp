@@ -597,10 +597,15 @@ KernelMetadata kernelMetadataFromJson(const json::Object &Obj) {
     if (auto S = T->getAsString()) {
       M.Target = targetFromRepr(*S);
     } else if (const json::Object *TO = T->getAsObject()) {
+      // CUDA gives the arch as a number (90), HIP as a name ("gfx942").
       auto B = TO->getString("backend");
-      auto A = TO->getInteger("arch");
-      if (B && A)
-        M.Target = (*B + ":" + Twine(*A)).str();
+      std::string Arch;
+      if (auto A = TO->getInteger("arch"))
+        Arch = std::to_string(*A);
+      else if (auto A = TO->getString("arch"))
+        Arch = A->str();
+      if (B && !Arch.empty())
+        M.Target = (*B + ":" + Arch).str();
     }
   }
   if (M.Target.empty() && !M.Arch.empty() &&
