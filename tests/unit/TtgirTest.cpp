@@ -612,6 +612,12 @@ TEST(Ttgir, BadInputIsAnInputErrorWithLine) {
   // An attribute dictionary that does not close.
   EXPECT_EQ(parseError("module attributes {a = 1 : i32 {\n}\n"),
             "1:32: expected ',' or '}' in attribute dictionary");
+  // A string in a type that the file ends in, after a backslash: the type
+  // ends with the text (the type cache read past it before; ASan replays
+  // tests/fuzz/corpus/ttgir/crash-type-string-past-end).
+  EXPECT_EQ(parseError("module {\n  tt.func @k() {\n"
+                       "    %0 = x.y : !tt.ptr<\"a\\"),
+            "3:24: expected a type");
 }
 
 TEST(Ttgir, NumbersOutOfBoundsAreLocatedErrors) {

@@ -90,10 +90,14 @@ const char *Lexer::scanTypeEnd(const char *Q) const {
     while ((R = skipUntil(R, E, Bracketing)) < E && *R != '\n') {
       char C = *R;
       if (C == '"') {
+        // To the closing quote, never past the end: a backslash that ends
+        // the text escapes nothing, and an unterminated string ends at its
+        // line's end or the text's.
         ++R;
         while (R < E && *R != '"' && *R != '\n')
-          R += (*R == '\\') ? 2 : 1;
-        ++R;
+          R += (*R == '\\' && R + 1 < E) ? 2 : 1;
+        if (R < E && *R == '"')
+          ++R;
         continue;
       }
       if (C == '-' && R + 1 < E && R[1] == '>') {
