@@ -35,22 +35,29 @@ std::optional<uint64_t> Lexer::decimalAt(const char *S, uint64_t Max,
   return V;
 }
 
+LLVM_ATTRIBUTE_ALWAYS_INLINE const char *Lexer::stringEnd(const char *Q,
+                                                          bool &Closed) const {
+  ++Q; // "
+  // Strings are file paths and names: 16 bytes a turn to the next stop.
+  while ((Q = scan::findAnyOf3(Q, E, '"', '\\', '\n')) < E && *Q != '"') {
+    if (*Q == '\\' && Q + 1 < E)
+      ++Q;
+    if (*Q == '\n')
+      break;
+    ++Q;
+  }
+  Closed = Q < E && *Q == '"';
+  return Closed ? Q + 1 : Q;
+}
+
 StringRef Lexer::lexString() {
   const char *S = P;
-  ++P; // "
-  // Strings are file paths and names: 16 bytes a turn to the next stop.
-  while ((P = scan::findAnyOf3(P, E, '"', '\\', '\n')) < E && *P != '"') {
-    if (*P == '\\' && P + 1 < E)
-      ++P;
-    if (*P == '\n')
-      break;
-    ++P;
-  }
-  if (P >= E || *P != '"') {
+  bool Closed;
+  P = stringEnd(S, Closed);
+  if (!Closed) {
     fail(S, "unterminated string");
     return {};
   }
-  ++P;
   return StringRef(S + 1, P - S - 2);
 }
 
@@ -90,14 +97,8 @@ const char *Lexer::scanTypeEnd(const char *Q) const {
     while ((R = skipUntil(R, E, Bracketing)) < E && *R != '\n') {
       char C = *R;
       if (C == '"') {
-        // To the closing quote, never past the end: a backslash that ends
-        // the text escapes nothing, and an unterminated string ends at its
-        // line's end or the text's.
-        ++R;
-        while (R < E && *R != '"' && *R != '\n')
-          R += (*R == '\\' && R + 1 < E) ? 2 : 1;
-        if (R < E && *R == '"')
-          ++R;
+        bool Closed; // unterminated: the type ends where the string does
+        R = stringEnd(R, Closed);
         continue;
       }
       if (C == '-' && R + 1 < E && R[1] == '>') {

@@ -192,6 +192,11 @@ public:
   /// A string literal at P (the quotes included in the skipped range);
   /// returns the contents, escapes kept.
   llvm::StringRef lexString();
+  /// Past the string literal whose opening quote is at Q: after its closing
+  /// quote (Closed), else at the newline or the end of the text that leaves
+  /// it unterminated; never past the end. A backslash escapes the next
+  /// byte, but not a newline.
+  const char *stringEnd(const char *Q, bool &Closed) const;
   /// Skips a balanced <...> starting at '<' (nested (), [], {}, strings;
   /// `->` does not close).
   bool skipAngle();
