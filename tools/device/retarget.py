@@ -41,12 +41,11 @@ def compile_one(ttir, target):
         return f"{os.path.basename(ttir)}: {type(e).__name__}: {str(e)[:200]}"
 
 
-def compile_in(pool, ttir, target, deadline):
-    """compile_one in pool: its error, "deadline", or None; raises
+def outcome(fut, deadline):
+    """A compile_one future's error, "deadline", or None; raises
     BrokenProcessPool when a worker died."""
     try:
-        return pool.submit(compile_one, ttir, target).result(
-            timeout=max(deadline - time.time(), 0.1))
+        return fut.result(timeout=max(deadline - time.time(), 0.1))
     except cf.TimeoutError:
         return "deadline"
 
@@ -61,9 +60,7 @@ def compile_all(ttirs, target, deadline):
     futs = [(t, pool.submit(compile_one, t, target)) for t in ttirs]
     for t, f in futs:
         try:
-            err = f.result(timeout=max(deadline - time.time(), 0.1))
-        except cf.TimeoutError:
-            err = "deadline"
+            err = outcome(f, deadline)
         except cf.process.BrokenProcessPool:
             broken.append(t)
             continue
@@ -73,7 +70,7 @@ def compile_all(ttirs, target, deadline):
     for t in broken:
         one = cf.ProcessPoolExecutor(1)
         try:
-            err = compile_in(one, t, target, deadline)
+            err = outcome(one.submit(compile_one, t, target), deadline)
         except cf.process.BrokenProcessPool:
             err = f"{os.path.basename(t)}: the compile killed its process"
         one.shutdown(wait=False, cancel_futures=True)
