@@ -217,11 +217,29 @@ const Attribute *Parser::parseHashAttribute(const char *S) {
     }
     return It->second;
   }
+  if (peek() != '<' || InAliasBody) {
+    Attribute *A = newAttribute(Attribute::Kind::Dialect);
+    A->Spelling = Id;
+    if (peek() == '<' && !parseDialectBody(A))
+      return nullptr;
+    return finish(A, S);
+  }
+  StringRef Text(S, scanTypeEnd(S + 1) - S);
+  uint32_t Hash = AttrCache.hash(Text);
+  if (const Attribute **Cached = AttrCache.find(Text, Hash)) {
+    P = Text.end();
+    return *Cached;
+  }
   Attribute *A = newAttribute(Attribute::Kind::Dialect);
   A->Spelling = Id;
-  if (peek() == '<' && !parseDialectBody(A))
+  if (!parseDialectBody(A))
     return nullptr;
-  return finish(A, S);
+  finish(A, S);
+  if (A->Text == Text) {
+    bool New;
+    AttrCache.insert(Text, Hash, New) = A;
+  }
+  return A;
 }
 
 const Attribute *Parser::parseArrayAttribute(const char *S) {

@@ -56,7 +56,9 @@ bool Parser::parseAliasDefinition() {
     if (!I.defineLocAlias(Name, L))
       fail(S, "redefinition of location alias " + Name);
   } else if (IsAttr) {
+    InAliasBody = true;
     const Attribute *A = parseAttribute();
+    InAliasBody = false;
     if (!A)
       return false;
     if (A->AliasName.empty())

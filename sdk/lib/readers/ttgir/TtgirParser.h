@@ -101,6 +101,14 @@ private:
 
   /// The types read, by their text.
   NameTable<const Type *> TypeCache;
+  /// The dialect attributes with a body read outside alias definitions
+  /// (`#ttg.slice<{dim = 1, parent = #blocked}>` in a type), by their text:
+  /// one text names one attribute in a module, so its types share it, and
+  /// what is computed per attribute (its layout) is computed once.
+  NameTable<const Attribute *> AttrCache;
+  /// Set while an alias definition's body is read: a body is not shared
+  /// (its attribute carries the alias's name).
+  bool InAliasBody = false;
   /// Each value name's newest binding + 1 (0: none), the bindings of the
   /// open scopes in order, and the first scope a lookup sees (the
   /// innermost isolated one).
