@@ -237,14 +237,24 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
           },
           [](const ErrorInfoBase &) {}); // the view reports it once
 
+  auto ready = [&](const RegisteredCheck *C) {
+    return all_of(C->Info.Stages,
+                  [&](Stage S) { return stageAvailable(K, S, Analysis); });
+  };
+  // Likewise the TTGIR, when a check that runs on this kernel needs it: a
+  // check that only may look at it (nvidia-tma-fallback) then shares that
+  // parse instead of first scanning the text. An error stays in the view
+  // for the checks that ask.
+  if (any_of(Job.Config->enabled(), [&](const RegisteredCheck *C) {
+        return is_contained(C->Info.Stages, Stage::TTGIR) && ready(C);
+      }))
+    consumeError(View.ttgir().takeError());
+
   std::vector<Diagnostic> Found;
   std::vector<std::pair<std::string, std::string>> Failures; // check, why
   bool RanOnTtgir = false;
   for (const RegisteredCheck *C : Job.Config->enabled()) {
-    bool Ready = all_of(C->Info.Stages, [&](Stage S) {
-      return stageAvailable(K, S, Analysis);
-    });
-    if (!Ready || (SassGone && readsSass(C))) {
+    if (!ready(C) || (SassGone && readsSass(C))) {
       if (NoSass && readsSass(C))
         Out.SkippedForSass = *NoSass;
       continue;

@@ -196,11 +196,16 @@ struct TmaFallbackCheck::IrStages {
 Error TmaFallbackCheck::check(CheckInput &In) {
   const Kernel &K = In.Kernel.kernel();
   // Nothing to report unless some IR stage names a descriptor access: a
-  // look at the text of .source and .ttir before parsing them (the .ttgir
-  // is parsed anyway, and shared with the other checks).
+  // look at the text of .source and .ttir before parsing them, and at the
+  // .ttgir's unless another check has parsed it already (the parse is
+  // shared; without the other checks it is most of this one's cost).
   if (!mayNameDescriptorAccess(K, Stage::Source) &&
       !mayNameDescriptorAccess(K, Stage::TTIR)) {
-    const TtgirModule *T = optionalTtgir(In.Kernel);
+    const TtgirModule *T = In.Kernel.ttgirIfRead();
+    if (!T && !mayNameDescriptorAccess(K, Stage::TTGIR))
+      return Error::success();
+    if (!T)
+      T = optionalTtgir(In.Kernel);
     if (!T || !descriptorsIn(*T, Stage::TTGIR).FirstAccess)
       return Error::success();
   }
