@@ -203,6 +203,26 @@ void reportFailures(const Kernel &K, const KernelView &View,
            K.Name, Failures[I].first, K.Dir});
 }
 
+/// Whether check C can run on K: every stage it reads is there.
+bool ready(const RegisteredCheck &C, const Kernel &K,
+           const AnalysisOptions &Analysis) {
+  return all_of(C.Info.Stages,
+                [&](Stage S) { return stageAvailable(K, S, Analysis); });
+}
+
+/// The TTGIR read before the checks, when a check that runs on the kernel
+/// needs it (as the SASS is): a check that only may look at it
+/// (nvidia-tma-fallback) then shares that parse instead of first scanning
+/// the text. An error stays in the view for the checks that ask.
+void readTtgirFirst(const KernelJob &Job, KernelView &View,
+                    const AnalysisOptions &Analysis) {
+  if (any_of(Job.Config->enabled(), [&](const RegisteredCheck *C) {
+        return is_contained(C->Info.Stages, Stage::TTGIR) &&
+               ready(*C, View.kernel(), Analysis);
+      }))
+    consumeError(View.ttgir().takeError());
+}
+
 } // namespace
 
 void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
@@ -237,24 +257,13 @@ void checkKernel(const KernelJob &Job, KernelView &View, KernelView *Base,
           },
           [](const ErrorInfoBase &) {}); // the view reports it once
 
-  auto ready = [&](const RegisteredCheck *C) {
-    return all_of(C->Info.Stages,
-                  [&](Stage S) { return stageAvailable(K, S, Analysis); });
-  };
-  // Likewise the TTGIR, when a check that runs on this kernel needs it: a
-  // check that only may look at it (nvidia-tma-fallback) then shares that
-  // parse instead of first scanning the text. An error stays in the view
-  // for the checks that ask.
-  if (any_of(Job.Config->enabled(), [&](const RegisteredCheck *C) {
-        return is_contained(C->Info.Stages, Stage::TTGIR) && ready(C);
-      }))
-    consumeError(View.ttgir().takeError());
+  readTtgirFirst(Job, View, Analysis);
 
   std::vector<Diagnostic> Found;
   std::vector<std::pair<std::string, std::string>> Failures; // check, why
   bool RanOnTtgir = false;
   for (const RegisteredCheck *C : Job.Config->enabled()) {
-    if (!ready(C) || (SassGone && readsSass(C))) {
+    if (!ready(*C, K, Analysis) || (SassGone && readsSass(C))) {
       if (NoSass && readsSass(C))
         Out.SkippedForSass = *NoSass;
       continue;

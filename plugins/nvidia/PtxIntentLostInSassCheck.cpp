@@ -220,7 +220,7 @@ Error PtxIntentLostInSassCheck::check(CheckInput &In) {
     Notes.Used.assign(Notes.Messages.size(), false);
   }
   if (SF) {
-    checkWgmma(C, Notes, optionalTtgir(In.Kernel));
+    checkWgmma(C, Notes, In.Kernel);
     checkSetmaxnreg(C, Notes);
     if (Error E = checkMappings(C))
       return E;
@@ -230,7 +230,7 @@ Error PtxIntentLostInSassCheck::check(CheckInput &In) {
 }
 
 void PtxIntentLostInSassCheck::checkWgmma(const Code &C, PtxasNotes &Notes,
-                                          const TtgirModule *Ttgir) {
+                                          KernelView &V) {
   PtxWgmma PW = countPtxWgmma(C.PF);
   SassWgmma SW = countSassWgmma(*C.SF);
   double WaitsPerMma = SW.Mma ? double(SW.Waits) / SW.Mma : 0;
@@ -245,7 +245,7 @@ void PtxIntentLostInSassCheck::checkWgmma(const Code &C, PtxasNotes &Notes,
   // When the PTX itself waits for every MMA, ptxas serialized nothing.
   double PtxFullPerMma = PW.Mma ? double(PW.FullWaits) / PW.Mma : 0;
   if (PtxFullPerMma >= SerializedWaitsPerMma) {
-    reportPtxWaitsItself(C, *PW.FirstFullWait, PW.FullWaits, PW.Mma, Ttgir);
+    reportPtxWaitsItself(C, *PW.FirstFullWait, PW.FullWaits, PW.Mma, V);
     return;
   }
   {
@@ -293,9 +293,10 @@ void PtxIntentLostInSassCheck::reportPtxWaitsItself(const Code &C,
                                                     const PtxInstruction &Wait,
                                                     unsigned FullWaits,
                                                     unsigned Mma,
-                                                    const TtgirModule *Ttgir) {
+                                                    KernelView &V) {
   if (!Remarks)
     return;
+  const TtgirModule *Ttgir = optionalTtgir(V);
   const Operation *DotWait = fullDotWait(Ttgir);
   // Gluon kernels have no .ttir: the wait is the author's call.
   bool Gluon = !C.K.has(Stage::TTIR) && C.K.has(Stage::TTGIR);

@@ -29,13 +29,13 @@ public:
 private:
   struct Code;
   struct PtxasNotes;
-  /// wgmma serialized: waits per MMA in loops, PTX against SASS.
-  void checkWgmma(const Code &C, PtxasNotes &Notes, const TtgirModule *Ttgir);
+  /// wgmma serialized: waits per MMA in loops, PTX against SASS. The
+  /// kernel's TTGIR is read from V only for a remark that names it.
+  void checkWgmma(const Code &C, PtxasNotes &Notes, KernelView &V);
   /// The SASS waits for every MMA because the PTX does: a remark naming
   /// the TTGIR wait (the software pipeliner, or a Gluon author's call).
   void reportPtxWaitsItself(const Code &C, const PtxInstruction &Wait,
-                            unsigned FullWaits, unsigned Mma,
-                            const TtgirModule *Ttgir);
+                            unsigned FullWaits, unsigned Mma, KernelView &V);
   /// setmaxnreg in the PTX, no USETMAXREG in the SASS.
   void checkSetmaxnreg(const Code &C, PtxasNotes &Notes);
   /// PTX count against SASS count per mapping of the family table.

@@ -305,12 +305,18 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
                                    const SassFunction &SF) {
   // The conversions come from the TTGIR; without one there is nothing to
   // tie the SASS traffic to (load pipelines, epilogues and TMA-filled
-  // buffers use shared memory too), so nothing is reported.
-  const TtgirModule *Ttgir = optionalTtgir(In.Kernel);
-  if (!Ttgir)
-    return Error::success();
+  // buffers use shared memory too), so nothing is reported. Looked at
+  // last: the MMA loops of the SASS first, then (unless another check has
+  // parsed it) whether the TTGIR's text names a conversion at all.
   std::vector<uint32_t> KLoops = mmaLoops(SF);
   if (KLoops.empty())
+    return Error::success();
+  if (!In.Kernel.ttgirIfRead() &&
+      !stageMayMention(In.Kernel.kernel(), Stage::TTGIR,
+                       {"ttg.convert_layout"}))
+    return Error::success();
+  const TtgirModule *Ttgir = optionalTtgir(In.Kernel);
+  if (!Ttgir)
     return Error::success();
   Expected<ModuleConversions &> Shared = In.Kernel.conversions();
   if (!Shared)
