@@ -1,5 +1,6 @@
 //===- CostlyLayoutConversionCheck.cpp ------------------------------------===//
 #include "CostlyLayoutConversionCheck.h"
+#include "GluonHint.h"
 #include "gestell/utils/ModuleConversions.h"
 
 using namespace llvm;
@@ -72,6 +73,7 @@ Error CostlyLayoutConversionCheck::check(CheckInput &In) {
     return Shared.takeError();
   const ModuleConversions &Convs = *Shared;
   const TtgirModule *M = &Convs.module();
+  bool Gluon = compiledFromGluon(In.Kernel.kernel());
   for (const Conversion &C : Convs.all()) {
     if (!C.known())
       continue;
@@ -99,10 +101,15 @@ Error CostlyLayoutConversionCheck::check(CheckInput &In) {
            howOften(*C.Op, Loop) + " (loop depth " + Twine(Depth) + ")");
     if (const Operation *If = guardOf(*C.Op, Loop))
       D.related(ttgirLoc(*M, *If, "the condition it runs under: scf.if"));
-    D.hint("TritonGPU remove-layout-conversions",
-           "make the producer's and the consumer's layouts agree (layout "
-           "propagation, the dot-operand or TMEM layouts chosen, num_warps), "
-           "or hoist the conversion out of the loop");
+    if (Gluon)
+      gluonHint(D, "give the producer (a load's or an op's layout) the "
+                   "layout the consumer uses, or convert once outside the "
+                   "loop");
+    else
+      D.hint("TritonGPU remove-layout-conversions",
+             "make the producer's and the consumer's layouts agree (layout "
+             "propagation, the dot-operand or TMEM layouts chosen, "
+             "num_warps), or hoist the conversion out of the loop");
     D.context(ConversionCost::Shared == Cost ? "shared" : "shuffle")
         .context("ttg.convert_layout")
         .context(C.SrcText)

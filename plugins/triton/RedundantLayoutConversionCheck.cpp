@@ -1,5 +1,6 @@
 //===- RedundantLayoutConversionCheck.cpp ---------------------------------===//
 #include "RedundantLayoutConversionCheck.h"
+#include "GluonHint.h"
 #include "gestell/utils/ModuleConversions.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -106,16 +107,6 @@ Error RedundantLayoutConversionCheck::check(CheckInput &In) {
   }
   return Error::success();
 }
-
-namespace {
-/// The Gluon author wrote the conversion: the hint names their call.
-void gluonHint(DiagnosticBuilder &D, StringRef What) {
-  D.hint("Gluon kernel (the author's gl.convert_layout)",
-         "the kernel asks for this conversion with gl.convert_layout at the "
-         "Python line: " +
-             What);
-}
-} // namespace
 
 void RedundantLayoutConversionCheck::tmemStore(ModuleConversions &Convs,
                                                const RedundantConversion &R,
