@@ -197,8 +197,17 @@ public:
   /// it unterminated; never past the end. A backslash escapes the next
   /// byte, but not a newline.
   const char *stringEnd(const char *Q, bool &Closed) const;
-  /// Skips a balanced <...> starting at '<' (nested (), [], {}, strings;
-  /// `->` does not close).
+  /// Where the bracketed text at Q ends (bracketsEnd).
+  struct Brackets {
+    const char *End;      ///< past the closing bracket, or where it stopped
+    const char *Unclosed; ///< null, or the bracket at Q or the quote of a
+                          ///< string that the line or the text leaves open
+  };
+  /// The bracket at Q to the one that closes it (nested (), [], {}, <>;
+  /// strings skipped; `->` does not close), on one line.
+  Brackets bracketsEnd(const char *Q) const;
+  /// Skips a balanced <...> starting at '<' (bracketsEnd): false, with
+  /// the located error, when it is not closed on its line.
   bool skipAngle();
   /// Where the type starting at Q ends, without building it (for the type
   /// cache).
