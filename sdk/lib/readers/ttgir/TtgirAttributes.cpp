@@ -217,25 +217,26 @@ const Attribute *Parser::parseHashAttribute(const char *S) {
     }
     return It->second;
   }
-  if (peek() != '<' || InAliasBody) {
-    Attribute *A = newAttribute(Attribute::Kind::Dialect);
-    A->Spelling = Id;
-    if (peek() == '<' && !parseDialectBody(A))
-      return nullptr;
-    return finish(A, S);
-  }
-  StringRef Text(S, scanTypeEnd(S + 1) - S);
-  uint32_t Hash = AttrCache.hash(Text);
-  if (const Attribute **Cached = AttrCache.find(Text, Hash)) {
-    P = Text.end();
-    return *Cached;
+  // One with a body, outside an alias definition, is read once per module
+  // (AttrCache): looked up by its text, the name and its brackets, which
+  // end where a type's would (scanTypeEnd).
+  bool Shared = peek() == '<' && !InAliasBody;
+  StringRef Text;
+  uint32_t Hash = 0;
+  if (Shared) {
+    Text = StringRef(S, scanTypeEnd(S + 1) - S);
+    Hash = AttrCache.hash(Text);
+    if (const Attribute **Cached = AttrCache.find(Text, Hash)) {
+      P = Text.end();
+      return *Cached;
+    }
   }
   Attribute *A = newAttribute(Attribute::Kind::Dialect);
   A->Spelling = Id;
-  if (!parseDialectBody(A))
+  if (peek() == '<' && !parseDialectBody(A))
     return nullptr;
   finish(A, S);
-  if (A->Text == Text) {
+  if (Shared && A->Text == Text) {
     bool New;
     AttrCache.insert(Text, Hash, New) = A;
   }
