@@ -311,11 +311,8 @@ Error StagingExplosionCheck::alone(CheckInput &In, const SassModule &Sass,
   std::vector<uint32_t> KLoops = mmaLoops(SF);
   if (KLoops.empty())
     return Error::success();
-  if (!In.Kernel.ttgirIfRead() &&
-      !stageMayMention(In.Kernel.kernel(), Stage::TTGIR,
-                       {"ttg.convert_layout"}))
-    return Error::success();
-  const TtgirModule *Ttgir = optionalTtgir(In.Kernel);
+  const TtgirModule *Ttgir =
+      optionalTtgirMentioning(In.Kernel, {"ttg.convert_layout"});
   if (!Ttgir)
     return Error::success();
   Expected<ModuleConversions &> Shared = In.Kernel.conversions();

@@ -90,11 +90,14 @@ DescriptorUse descriptorsIn(const TtgirModule &M, Stage S) {
   return U;
 }
 
-/// False only when stage S of K cannot hold a descriptor access
-/// (isDescriptorAccess): its text names no "tt.descriptor_" and no
-/// "ttng.async_tma_" op. A file that cannot be read may.
+/// What the text of a stage that holds a descriptor access
+/// (isDescriptorAccess) names: a "tt.descriptor_" or "ttng.async_tma_" op.
+constexpr StringRef DescriptorWords[] = {"tt.descriptor_", "ttng.async_tma_"};
+
+/// False only when stage S of K cannot hold a descriptor access: its text
+/// names none of DescriptorWords. A file that cannot be read may.
 bool mayNameDescriptorAccess(const Kernel &K, Stage S) {
-  return stageMayMention(K, S, {"tt.descriptor_", "ttng.async_tma_"});
+  return stageMayMention(K, S, DescriptorWords);
 }
 
 /// The first op of M at the Python line of Src that reads or writes memory.
@@ -201,11 +204,7 @@ Error TmaFallbackCheck::check(CheckInput &In) {
   // shared; without the other checks it is most of this one's cost).
   if (!mayNameDescriptorAccess(K, Stage::Source) &&
       !mayNameDescriptorAccess(K, Stage::TTIR)) {
-    const TtgirModule *T = In.Kernel.ttgirIfRead();
-    if (!T && !mayNameDescriptorAccess(K, Stage::TTGIR))
-      return Error::success();
-    if (!T)
-      T = optionalTtgir(In.Kernel);
+    const TtgirModule *T = optionalTtgirMentioning(In.Kernel, DescriptorWords);
     if (!T || !descriptorsIn(*T, Stage::TTGIR).FirstAccess)
       return Error::success();
   }

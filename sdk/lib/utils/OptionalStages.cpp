@@ -36,4 +36,13 @@ bool stageMayMention(const Kernel &K, Stage S, ArrayRef<StringRef> Words) {
   return scan::containsAny((*Buf)->getBuffer(), Words);
 }
 
+const TtgirModule *optionalTtgirMentioning(KernelView &V,
+                                           ArrayRef<StringRef> Words) {
+  if (const TtgirModule *T = V.ttgirIfRead())
+    return T;
+  if (!stageMayMention(V.kernel(), Stage::TTGIR, Words))
+    return nullptr;
+  return optionalTtgir(V);
+}
+
 } // namespace gestell

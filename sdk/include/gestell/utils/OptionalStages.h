@@ -14,7 +14,8 @@
 //
 // stageMayMention() looks at a stage's text before any parse, for a check
 // that needs the parse only when some word occurs (tma-fallback's descriptor
-// ops, register-spill's `.local`).
+// ops, register-spill's `.local`); optionalTtgirMentioning() does so for the
+// TTGIR unless another check has parsed it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_UTILS_OPTIONALSTAGES_H
@@ -35,6 +36,12 @@ const CubinInfo *optionalCubin(KernelView &V);
 /// true: the parse then says why.
 bool stageMayMention(const Kernel &K, Stage S,
                      llvm::ArrayRef<llvm::StringRef> Words);
+
+/// optionalTtgir for a check that needs the TTGIR only when its text names
+/// one of Words: the parse another check already made, else null when the
+/// text names none of them (stageMayMention), else optionalTtgir.
+const TtgirModule *
+optionalTtgirMentioning(KernelView &V, llvm::ArrayRef<llvm::StringRef> Words);
 
 } // namespace gestell
 
