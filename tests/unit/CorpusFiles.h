@@ -72,6 +72,24 @@ inline std::vector<CorpusKernel> corpusKernels(const std::string &Root) {
   return Out;
 }
 
+/// Every .ttgir under tests/corpus and, with WithFixtures, tests/fixtures,
+/// sorted by path.
+inline std::vector<std::string> allTtgirFiles(bool WithFixtures) {
+  std::vector<std::string> Files;
+  std::vector<std::string> Roots = {GESTELL_TEST_CORPUS};
+  if (WithFixtures)
+    Roots.push_back(std::string(GESTELL_TEST_CORPUS) + "/../fixtures");
+  for (const std::string &Root : Roots) {
+    std::error_code EC;
+    for (llvm::sys::fs::recursive_directory_iterator It(Root, EC), End;
+         It != End && !EC; It.increment(EC))
+      if (llvm::StringRef(It->path()).ends_with(".ttgir"))
+        Files.push_back(It->path());
+  }
+  std::sort(Files.begin(), Files.end());
+  return Files;
+}
+
 inline std::string readFile(const std::string &Path) {
   std::ifstream In(Path, std::ios::binary);
   std::stringstream SS;

@@ -1,4 +1,6 @@
 //===- TtgirTest.cpp - TTGIR parser on the real corpus and on bad input ---===//
+#include "CorpusFiles.h"
+
 #include "gestell/Ttgir.h"
 #include "gestell/Error.h"
 
@@ -15,29 +17,13 @@
 #include <vector>
 
 using namespace gestell;
+using namespace gestell::test;
 using namespace llvm;
 
 namespace {
 
 std::string corpus(StringRef Rel) {
   return (Twine(GESTELL_TEST_CORPUS) + "/triton-3.6.0/" + Rel).str();
-}
-
-/// Every .ttgir under tests/corpus, then under tests/fixtures.
-std::vector<std::string> allTtgirFiles(bool WithFixtures) {
-  std::vector<std::string> Files;
-  std::vector<std::string> Roots = {GESTELL_TEST_CORPUS};
-  if (WithFixtures)
-    Roots.push_back(std::string(GESTELL_TEST_CORPUS) + "/../fixtures");
-  for (const std::string &Root : Roots) {
-    std::error_code EC;
-    for (sys::fs::recursive_directory_iterator It(Root, EC), End;
-         It != End && !EC; It.increment(EC))
-      if (StringRef(It->path()).ends_with(".ttgir"))
-        Files.push_back(It->path());
-  }
-  std::sort(Files.begin(), Files.end());
-  return Files;
 }
 
 /// An independent count of ops per region, from lines alone: a region opens
