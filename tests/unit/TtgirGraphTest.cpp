@@ -112,9 +112,11 @@ TEST(TtgirGraph, EveryCorpusFileParsesIntoItsPinnedGraph) {
                     << "GESTELL_UPDATE_TTGIR_GRAPHS=1 writes the pins";
     else
       EXPECT_EQ(It->second, Pin)
-          << K << " parses into another graph than the pinned one "
-          << "(GESTELL_TTGIR_GRAPH_DUMPS=DIR writes each graph, to diff "
-          << "with the build before the change)";
+          << K << " parses into another graph than the pinned one: the "
+          << "parser or the file changed (GESTELL_TTGIR_GRAPH_DUMPS=DIR "
+          << "writes each graph, to diff with the build before the change; "
+          << "GESTELL_UPDATE_TTGIR_GRAPHS=1 writes the pins when the change "
+          << "is meant)";
   }
   if (Update) {
     ASSERT_TRUE(writeFile(pinsPath(), Written));
