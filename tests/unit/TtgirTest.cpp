@@ -727,6 +727,14 @@ TEST(Ttgir, CorruptedRealFilesNeverCrash) {
       T[Next() % T.size()] = Punct[Next() % (sizeof(Punct) - 1)];
     Check(T);
   }
+  // A NUL byte inside the text: the lexer's scans stop at the NUL past the
+  // end of the text without testing for the end, and step over one inside
+  // it (TtgirLexer.h).
+  for (size_t At = 7; At < Text.size(); At += 97) {
+    std::string T = Text;
+    T[At] = '\0';
+    Check(T);
+  }
   // Hostile nesting is refused, not recursed into.
   std::string Deep = "#a = " + std::string(100000, '[') + "\nmodule {\n}\n";
   auto M = parseTtgirText(Deep, "deep.ttgir");

@@ -28,7 +28,10 @@ enum class Content { Text, Binary };
 /// Reads Path, a regular file, into memory (never mapped: a file that
 /// shrinks while it is read cannot fault). For Content::Text the
 /// file must not hold NUL bytes in its first 64 KiB: that is a binary file
-/// where text was expected, reported with the offending line.
+/// where text was expected, reported with the offending line. The buffer
+/// ends in a NUL byte past the file's last one (MemoryBuffer's null
+/// terminator; a stage of a TritonParse trace too): the TTGIR lexer's scans
+/// stop there without testing for the end.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 openArtifact(llvm::StringRef Path, Content Kind);
 

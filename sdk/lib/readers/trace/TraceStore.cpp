@@ -71,7 +71,9 @@ public:
   StageBuffer(std::shared_ptr<const EventTexts> Owner, StringRef Text,
               StringRef Name)
       : Owner(std::move(Owner)), Name(Name.str()) {
-    init(Text.begin(), Text.end(), /*RequiresNullTerminator=*/false);
+    // Text is a whole std::string: a NUL follows it, as openArtifact
+    // promises of every buffer.
+    init(Text.begin(), Text.end(), /*RequiresNullTerminator=*/true);
   }
   StringRef getBufferIdentifier() const override { return Name; }
   BufferKind getBufferKind() const override { return MemoryBuffer_Malloc; }

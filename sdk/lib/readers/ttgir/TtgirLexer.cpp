@@ -65,12 +65,16 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE Lexer::Brackets
 Lexer::bracketsEnd(const char *Q) const {
   const char *Open = Q;
   int Depth = 0;
-  while ((Q = skipUntil(Q, E, Bracketing)) < E) {
+  while ((Q = skipUntil(Q, Bracketing)) < E) {
     // The byte is read again here, not kept from skipUntil's loop: kept,
     // it takes a second register there and an instruction a byte of every
     // type (GCC 12; check on the sweep +0.2 M instructions).
     asm("" : "+r"(Q));
     char C = *Q;
+    if (C == '\0') { // inside the text: not a bracket
+      ++Q;
+      continue;
+    }
     if (C == '"') {
       bool Closed;
       const char *String = Q;
@@ -111,7 +115,7 @@ bool Lexer::skipAngle() {
 const char *Lexer::scanTypeEnd(const char *Q) const {
   if (Q < E && *Q == '!')
     ++Q;
-  while (Q < E && isIdChar(*Q))
+  while (isIdChar(*Q))
     ++Q;
   return Q < E && *Q == '<' ? bracketsEnd(Q).End : Q;
 }

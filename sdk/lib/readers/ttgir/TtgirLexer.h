@@ -6,6 +6,12 @@
 // table, no libc call, no locale lookup); what runs once per string or
 // bracket is in TtgirLexer.cpp.
 //
+// The text ends in a NUL byte past its last one, as clang's and MLIR's
+// lexers require of their buffers (openArtifact's buffers and
+// parseTtgirText's copy do): NUL is in no class a scan runs over, so those
+// loops stop there without testing for the end; a scan until a class stops
+// at NUL too (it is Bracketing), and goes on past one inside the text.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_LIB_TTGIRLEXER_H
 #define GESTELL_LIB_TTGIRLEXER_H
@@ -16,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -26,7 +33,8 @@ enum CharClass : uint8_t {
   IdChar = 2,
   ValueIdChar = 4,
   /// What a scan over bracketed text stops at: brackets, '"', '-' (of
-  /// "->") and the newline; every other byte costs one table lookup.
+  /// "->"), the newline and NUL (the end of the text, or a NUL inside it
+  /// that the scan steps over); every other byte costs one table lookup.
   Bracketing = 8,
   /// Blanks within a line: ' ', '\t', '\r' (skipHSpace, once per token).
   HSpace = 16,
@@ -44,7 +52,7 @@ inline constexpr std::array<uint8_t, 256> CharClasses = [] {
       T[C] |= ValueIdChar;
   }
   for (unsigned char C :
-       {'<', '(', '[', '{', '>', ')', ']', '}', '"', '-', '\n'})
+       {'<', '(', '[', '{', '>', ')', ']', '}', '"', '-', '\n', '\0'})
     T[C] |= Bracketing;
   for (unsigned char C : {' ', '\t', '\r'})
     T[C] |= HSpace;
@@ -57,17 +65,18 @@ inline bool isIdChar(char C) { return CharClasses[(unsigned char)C] & IdChar; }
 inline bool isValueIdChar(char C) {
   return CharClasses[(unsigned char)C] & ValueIdChar;
 }
-/// The first byte in [P, E) of class Class, or E.
-inline const char *skipUntil(const char *P, const char *E, uint8_t Class) {
-  while (P < E && !(CharClasses[(unsigned char)*P] & Class))
+/// The first byte at or after P of class Class, which NUL must be in (the
+/// byte past the text is NUL).
+inline const char *skipUntil(const char *P, uint8_t Class) {
+  while (!(CharClasses[(unsigned char)*P] & Class))
     ++P;
   return P;
 }
 
-/// The cursor P over [P, E) and the first failure. Parsing stops at the
-/// first one: every scanner returns false (or an empty result) once it is
-/// recorded, and later failures do not replace it. Hidden, as all of the
-/// parser: libgestell does not export it, and its calls between the
+/// The cursor P over [P, E), where *E is NUL, and the first failure. Parsing
+/// stops at the first one: every scanner returns false (or an empty result)
+/// once it is recorded, and later failures do not replace it. Hidden, as all
+/// of the parser: libgestell does not export it, and its calls between the
 /// parser's files need no interposition (so they may be inlined).
 class [[gnu::visibility("hidden")]] Lexer {
 public:
@@ -116,12 +125,12 @@ public:
     return size_t(E - P) >= S.size() && llvm::StringRef(P, S.size()) == S;
   }
   void skipHSpace() {
-    while (P < E && (CharClasses[(unsigned char)*P] & HSpace))
+    while (CharClasses[(unsigned char)*P] & HSpace)
       ++P;
   }
   void skipLineComment() {
-    while (P < E && *P != '\n')
-      ++P;
+    const void *NL = std::memchr(P, '\n', E - P);
+    P = NL ? static_cast<const char *>(NL) : E;
   }
   /// Spaces, newlines and // comments.
   void skipWS() {
@@ -151,9 +160,9 @@ public:
   [[gnu::noinline, gnu::cold]] bool expected(char C, llvm::StringRef What);
   llvm::StringRef lexBareId() {
     const char *S = P;
-    if (P < E && isIdStart(*P)) {
+    if (isIdStart(*P)) {
       ++P;
-      while (P < E && isIdChar(*P))
+      while (isIdChar(*P))
         ++P;
     }
     return llvm::StringRef(S, P - S);
@@ -161,7 +170,7 @@ public:
   /// The name after %, ^ or @ (possibly empty): `0`, `arg3`, `bb1`.
   llvm::StringRef lexValueId() {
     const char *S = P;
-    while (P < E && isValueIdChar(*P))
+    while (isValueIdChar(*P))
       ++P;
     return llvm::StringRef(S, P - S);
   }
@@ -171,7 +180,7 @@ public:
   bool lexDecimal(T &Out, uint64_t Max, llvm::StringRef What) {
     const char *S = P;
     uint64_t V = 0; // 19 digits or fewer cannot wrap
-    while (P < E && unsigned(*P - '0') < 10)
+    while (unsigned(*P - '0') < 10)
       V = V * 10 + unsigned(*P++ - '0');
     if (LLVM_UNLIKELY(P == S))
       return fail(S, "expected digits in " + What);
