@@ -123,13 +123,14 @@ const char *Lexer::scanTypeEnd(const char *Q) const {
 bool Lexer::nextLineContinuesOp() const {
   // Blank lines and whole-line comments between the parts of an op (a
   // comment between two partitions of ttg.warp_specialize) are skipped.
+  // The scans stop at the NUL past the text (TtgirLexer.h).
   const char *Q = P;
   for (;;) {
-    while (Q < E && (*Q == ' ' || *Q == '\t' || *Q == '\r' || *Q == '\n'))
+    while (*Q == ' ' || *Q == '\t' || *Q == '\r' || *Q == '\n')
       ++Q;
-    if (Q + 1 < E && Q[0] == '/' && Q[1] == '/') {
-      while (Q < E && *Q != '\n')
-        ++Q;
+    if (Q[0] == '/' && Q[1] == '/') {
+      const void *NL = std::memchr(Q, '\n', E - Q);
+      Q = NL ? static_cast<const char *>(NL) : E;
       continue;
     }
     break;
@@ -137,10 +138,10 @@ bool Lexer::nextLineContinuesOp() const {
   if (Q >= E || !isIdStart(*Q))
     return false;
   const char *B = Q;
-  while (Q < E && (llvm::isAlnum(*Q) || *Q == '_'))
+  while (llvm::isAlnum(*Q) || *Q == '_')
     ++Q;
   StringRef Word(B, Q - B);
-  if (Q < E && *Q == '.')
+  if (*Q == '.')
     return false; // dialect.op
   return Word != "module";
 }

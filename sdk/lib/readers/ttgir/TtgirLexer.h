@@ -119,7 +119,9 @@ public:
   }
 
   // -- scanning -------------------------------------------------------------
-  char peek(size_t Ahead = 0) const { return P + Ahead < E ? P[Ahead] : '\0'; }
+  /// The byte at P: NUL at the end of the text.
+  char peek() const { return *P; }
+  char peek(size_t Ahead) const { return P + Ahead < E ? P[Ahead] : '\0'; }
   bool atEnd() const { return P >= E; }
   bool startsWith(llvm::StringRef S) const {
     return size_t(E - P) >= S.size() && llvm::StringRef(P, S.size()) == S;
@@ -134,11 +136,11 @@ public:
   }
   /// Spaces, newlines and // comments.
   void skipWS() {
-    while (P < E) {
+    for (;;) {
       char C = *P;
       if (C == ' ' || C == '\t' || C == '\r' || C == '\n')
         ++P;
-      else if (C == '/' && peek(1) == '/')
+      else if (C == '/' && P[1] == '/') // P < E: P[1] is at most the NUL
         skipLineComment();
       else
         break;

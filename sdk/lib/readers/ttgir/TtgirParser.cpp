@@ -128,6 +128,14 @@ Error Parser::run() {
   for (const char *B = Buf.data(), *S = B, *End = B + Buf.size();
        (S = static_cast<const char *>(std::memchr(S, '\n', End - S)));)
     I.LineStarts.push_back(++S - B);
+  // About one op, value and location reference a line: the lists are made
+  // once at about their size, not grown by doubling (each growth a malloc,
+  // a copy and a free).
+  size_t Lines = I.LineStarts.size();
+  M.AllOps.reserve(Lines);
+  I.AllValues.reserve(Lines);
+  AliasLocs.reserve(Lines);
+  Bindings.reserve(Lines);
 
   Block *Top = I.make<Block>();
   SmallVector<Operation *, 2> TopOps;
