@@ -31,6 +31,7 @@ namespace {
 std::vector<std::string> supremum(const std::vector<std::string> &X,
                                   const std::vector<std::string> &Y) {
   std::vector<std::string> Out;
+  Out.reserve(X.size() + Y.size());
   auto Has = [&](const std::string &S) { return is_contained(Out, S); };
   auto Pos = [](const std::vector<std::string> &V, const std::string &S) {
     auto It = std::find(V.begin(), V.end(), S);
@@ -181,6 +182,7 @@ std::optional<LinearLayout> lstsq(const LinearLayout &A,
 std::vector<std::string> without(const std::vector<std::string> &All,
                                  ArrayRef<std::string> Drop) {
   std::vector<std::string> Out;
+  Out.reserve(All.size());
   for (const std::string &S : All)
     if (!is_contained(Drop, S))
       Out.push_back(S);
@@ -244,6 +246,7 @@ int LinearLayout::findOut(StringRef D) const {
 
 std::vector<std::string> LinearLayout::inDimNames() const {
   std::vector<std::string> N;
+  N.reserve(Ins.size());
   for (const InDim &D : Ins)
     N.push_back(D.Name);
   return N;
@@ -251,6 +254,7 @@ std::vector<std::string> LinearLayout::inDimNames() const {
 
 std::vector<std::string> LinearLayout::outDimNames() const {
   std::vector<std::string> N;
+  N.reserve(Outs.size());
   for (const OutDim &D : Outs)
     N.push_back(D.Name);
   return N;
