@@ -130,8 +130,9 @@ Error Parser::run() {
     I.LineStarts.push_back(++S - B);
   // About one op, value and location reference a line: the lists are made
   // once at about their size, not grown by doubling (each growth a malloc,
-  // a copy and a free).
-  size_t Lines = I.LineStarts.size();
+  // a copy and a free). Bounded: a file of empty lines holds no op, and
+  // Triton's largest files have a few thousand lines.
+  size_t Lines = std::min<size_t>(I.LineStarts.size(), 1 << 16);
   M.AllOps.reserve(Lines);
   I.AllValues.reserve(Lines);
   AliasLocs.reserve(Lines);
