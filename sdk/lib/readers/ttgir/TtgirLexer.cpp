@@ -124,17 +124,7 @@ bool Lexer::nextLineContinuesOp() const {
   // Blank lines and whole-line comments between the parts of an op (a
   // comment between two partitions of ttg.warp_specialize) are skipped.
   // The scans stop at the NUL past the text (TtgirLexer.h).
-  const char *Q = P;
-  for (;;) {
-    while (*Q == ' ' || *Q == '\t' || *Q == '\r' || *Q == '\n')
-      ++Q;
-    if (Q[0] == '/' && Q[1] == '/') {
-      const void *NL = std::memchr(Q, '\n', E - Q);
-      Q = NL ? static_cast<const char *>(NL) : E;
-      continue;
-    }
-    break;
-  }
+  const char *Q = blankEnd(P);
   if (Q >= E || !isIdStart(*Q))
     return false;
   const char *B = Q;

@@ -130,22 +130,26 @@ public:
     while (CharClasses[(unsigned char)*P] & HSpace)
       ++P;
   }
-  void skipLineComment() {
-    const void *NL = std::memchr(P, '\n', E - P);
-    P = NL ? static_cast<const char *>(NL) : E;
+  /// The newline at or after Q, or E.
+  const char *lineEnd(const char *Q) const {
+    const void *NL = std::memchr(Q, '\n', E - Q);
+    return NL ? static_cast<const char *>(NL) : E;
   }
-  /// Spaces, newlines and // comments.
-  void skipWS() {
+  void skipLineComment() { P = lineEnd(P); }
+  /// Past the spaces, newlines and // comments at Q.
+  const char *blankEnd(const char *Q) const {
     for (;;) {
-      char C = *P;
+      char C = *Q;
       if (C == ' ' || C == '\t' || C == '\r' || C == '\n')
-        ++P;
-      else if (C == '/' && P[1] == '/') // P < E: P[1] is at most the NUL
-        skipLineComment();
+        ++Q;
+      else if (C == '/' && Q[1] == '/') // Q < E: Q[1] is at most the NUL
+        Q = lineEnd(Q);
       else
-        break;
+        return Q;
     }
   }
+  /// Spaces, newlines and // comments.
+  void skipWS() { P = blankEnd(P); }
   bool consume(char C) {
     skipHSpace();
     if (peek() != C)
