@@ -2,6 +2,7 @@
 #include "Runner.h"
 #include "ForEachIndex.h"
 #include "Report.h"
+#include "SameTtgir.h"
 #include "Verb.h"
 
 #include "gestell/Check.h"
@@ -389,19 +390,27 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
   // Kernels of TritonParse traces a window at a time, the window's events
   // held in memory (gestell/Trace.h); without traces, one window.
   forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
-    forEachIndex(Pool, Begin, End, [&](size_t I) {
-      const KernelJob &Job = Jobs[I];
-      loadKernelMetadata(*Job.K);
-      KernelView View(*Job.K, Analysis);
-      std::optional<KernelView> Base;
-      if (Job.Baseline)
-        Base.emplace(*Job.Baseline, Analysis);
-      checkKernel(Job, View, Base ? &*Base : nullptr, Analysis, Outcomes[I]);
-      // Each kernel's parsed stages go as soon as its checks are done.
-      View.release();
-      if (Base)
-        Base->release();
-      P.done();
+    // Kernels whose .ttgir holds the same bytes run one after the other,
+    // each offered the previous one's parse (SameTtgir.h).
+    TtgirGroups Groups = groupBySameTtgir(Jobs, Begin, End, Pool);
+    forEachIndex(Pool, 0, Groups.size(), [&](size_t G) {
+      std::unique_ptr<KernelView> Prev;
+      for (size_t I : Groups.group(G)) {
+        const KernelJob &Job = Jobs[I];
+        loadKernelMetadata(*Job.K);
+        auto View = std::make_unique<KernelView>(*Job.K, Analysis);
+        if (Prev)
+          View->offerParses(*Prev);
+        std::optional<KernelView> Base;
+        if (Job.Baseline)
+          Base.emplace(*Job.Baseline, Analysis);
+        checkKernel(Job, *View, Base ? &*Base : nullptr, Analysis,
+                    Outcomes[I]);
+        // Each kernel's parsed stages go as soon as its checks are done,
+        // but for what the next kernel of the group may share.
+        Prev = std::move(View);
+        P.done();
+      }
     });
   });
   gatherOutcomes(Jobs, std::move(Outcomes), R);

@@ -21,6 +21,7 @@
 #include "gestell/Sass.h"
 #include "gestell/Ttgir.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <functional>
@@ -199,6 +200,17 @@ public:
   /// shows only results that differ from the baseline's, which such a twin
   /// never has.
   void borrowParsed(const KernelView &Twin);
+  /// Offers Donor's parses to this view: when this view first reads its
+  /// TTGIR or PTX and that file holds the same bytes as the one
+  /// Donor parsed (compared then, byte for byte), Donor's parse and what
+  /// is derived from it (conversions, families, counts) are shared instead
+  /// of made again. An autotuned cache holds configs whose artifacts are
+  /// identical (num_stages where the loop is not pipelined): check runs
+  /// kernels with the same .ttgir one after the other, each offered the
+  /// previous one's view. Donor must outlive this view's checks.
+  /// ownPaths() then names this kernel's files where a check named the
+  /// files of the kernel that parsed them.
+  void offerParses(const KernelView &Donor);
   /// D, or a text, with each file of the twin (borrowParsed) replaced by
   /// this kernel's file of the same stage; unchanged when nothing was
   /// borrowed.
@@ -234,8 +246,17 @@ private:
   std::shared_ptr<ModuleConversions> Conversions;
   std::shared_ptr<StageFamilies> PtxFamilies, SassFamilies;
   std::shared_ptr<StageCounts> PtxCounts, SassCounts;
-  /// The twin whose stages were borrowed (borrowParsed), or null.
+  /// The kernel whose stages were borrowed (borrowParsed, offerParses), or
+  /// null, and which of its stages (bit N: Stage N).
   const Kernel *Lender = nullptr;
+  unsigned Borrowed = 0;
+  /// offerParses's view, or null.
+  const KernelView *Donor = nullptr;
+  /// Takes the parse of stage S (this view's slot Mine, the donor's slot
+  /// Theirs) when the donor holds one and SameBytes() says the files match.
+  template <typename T>
+  void takeFromDonor(Slot<T> &Mine, Slot<T> KernelView::*Theirs, Stage S,
+                     llvm::function_ref<bool()> SameBytes);
 };
 
 } // namespace gestell

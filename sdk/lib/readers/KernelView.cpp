@@ -8,6 +8,7 @@
 #include "gestell/KernelView.h"
 #include "gestell/Diagnostic.h"
 #include "gestell/Error.h"
+#include "gestell/Input.h"
 #include "gestell/InstructionCounts.h"
 #include "gestell/StageFamilies.h"
 #include "gestell/utils/ModuleConversions.h"
@@ -99,6 +100,15 @@ Error KernelView::missing(Stage S, const Twine &Reason) const {
 }
 
 Expected<const PtxModule &> KernelView::ptx() {
+  takeFromDonor(Ptx, &KernelView::Ptx, Stage::PTX, [&] {
+    return sameArtifactBytes(Donor->K.path(Stage::PTX), K.path(Stage::PTX));
+  });
+  if (Ptx.Value && Donor && Ptx.Value == Donor->Ptx.Value) {
+    if (!PtxFamilies)
+      PtxFamilies = Donor->PtxFamilies;
+    if (!PtxCounts)
+      PtxCounts = Donor->PtxCounts;
+  }
   return load(Ptx, [&]() -> Expected<std::unique_ptr<PtxModule>> {
     if (!K.has(Stage::PTX))
       return missing(Stage::PTX, noFile(K, Stage::PTX));
@@ -201,6 +211,17 @@ Expected<const CubinInfo &> KernelView::cubin() {
 }
 
 Expected<const TtgirModule &> KernelView::ttgir() {
+  takeFromDonor(Ttgir, &KernelView::Ttgir, Stage::TTGIR, [&] {
+    Expected<std::unique_ptr<MemoryBuffer>> Mine =
+        openArtifact(K.path(Stage::TTGIR), Content::Text);
+    if (!Mine) {
+      consumeError(Mine.takeError()); // the parse reports it
+      return false;
+    }
+    return (*Mine)->getBuffer() == Donor->Ttgir.Value->text();
+  });
+  if (Ttgir.Value && Donor && !Conversions && Ttgir.Value == Donor->Ttgir.Value)
+    Conversions = Donor->Conversions;
   return load(Ttgir, [&]() -> Expected<std::unique_ptr<TtgirModule>> {
     if (!K.has(Stage::TTGIR))
       return missing(Stage::TTGIR, noFile(K, Stage::TTGIR));
@@ -295,10 +316,14 @@ void KernelView::release() {
   Ttgir = {};
   SassPath.clear();
   Lender = nullptr;
+  Borrowed = 0;
+  Donor = nullptr;
 }
 
 void KernelView::borrowParsed(const KernelView &Twin) {
   Lender = &Twin.K;
+  // Every file of the twin holds this kernel's bytes: a check may name any.
+  Borrowed = (1u << NumStages) - 1;
   auto Take = [](auto &Mine, const auto &Theirs) {
     if (!Mine.Value && !Mine.Failure && Theirs.Value)
       Mine.Value = Theirs.Value;
@@ -322,14 +347,37 @@ void KernelView::borrowParsed(const KernelView &Twin) {
     SassCounts = Twin.SassCounts;
 }
 
+void KernelView::offerParses(const KernelView &D) { Donor = &D; }
+
+template <typename T>
+void KernelView::takeFromDonor(Slot<T> &Mine, Slot<T> KernelView::*Theirs,
+                               Stage S, function_ref<bool()> SameBytes) {
+  if (!Donor || Mine.Value || Mine.Failure || !K.has(S) ||
+      !(Donor->*Theirs).Value)
+    return;
+  // The kernel whose file the parse names: the donor, or the kernel the
+  // donor borrowed it from in turn. One kernel lends to a view.
+  const Kernel *Owner =
+      Donor->Borrowed >> unsigned(S) & 1 ? Donor->Lender : &Donor->K;
+  if ((Lender && Lender != Owner) || !SameBytes())
+    return;
+  Mine.Value = (Donor->*Theirs).Value;
+  Lender = Owner;
+  Borrowed |= 1u << unsigned(S);
+}
+
 std::string KernelView::ownPaths(StringRef Text) const {
-  if (!Lender || Lender->Dir == K.Dir)
+  if (!Lender)
     return Text.str();
-  // Longest first: no stage's file is then mistaken for a part of another.
+  // The stages borrowed whose file has another name here, longest first:
+  // no stage's file is then mistaken for a part of another.
   SmallVector<Stage, NumStages> Order;
   for (unsigned S = 0; S < NumStages; ++S)
-    if (Lender->has(Stage(S)) && K.has(Stage(S)))
+    if ((Borrowed >> S & 1) && Lender->has(Stage(S)) && K.has(Stage(S)) &&
+        Lender->path(Stage(S)) != K.path(Stage(S)))
       Order.push_back(Stage(S));
+  if (Order.empty())
+    return Text.str();
   llvm::sort(Order, [&](Stage A, Stage B) {
     return Lender->path(A).size() > Lender->path(B).size();
   });

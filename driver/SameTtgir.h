@@ -1,0 +1,43 @@
+//===- SameTtgir.h - Kernels whose .ttgir holds the same bytes ------------===//
+//
+// An autotuned Triton cache compiles one kernel in many configs, and configs
+// that reach the IR alike (num_stages where the loop is not pipelined) leave
+// byte-identical .ttgir files (and mostly PTX and cubins too). check runs
+// each such group one kernel after the other, each offered the previous
+// one's parses (KernelView::offerParses): the TTGIR is parsed and its
+// conversions analysed once per distinct text.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GESTELL_DRIVER_SAMETTGIR_H
+#define GESTELL_DRIVER_SAMETTGIR_H
+
+#include "Runner.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace gestell::driver {
+
+/// Jobs[Begin, End) by the bytes of their kernel's .ttgir: Order lists the
+/// jobs group after group, each group in the order of its first job and
+/// its jobs in job order; group G is Order[Starts[G], Starts[G + 1]). Files
+/// are told apart by size, and those of one size by the XXH3 of their text
+/// (read on Pool's threads); a kernel of a trace, without a .ttgir, or
+/// whose file cannot be read is a group of its own.
+struct TtgirGroups {
+  std::vector<size_t> Order;
+  std::vector<size_t> Starts;
+  size_t size() const { return Starts.size() - 1; }
+  llvm::ArrayRef<size_t> group(size_t G) const {
+    return llvm::ArrayRef(Order).slice(Starts[G], Starts[G + 1] - Starts[G]);
+  }
+};
+TtgirGroups groupBySameTtgir(llvm::ArrayRef<KernelJob> Jobs, size_t Begin,
+                             size_t End, llvm::ThreadPoolInterface &Pool);
+
+} // namespace gestell::driver
+
+#endif
