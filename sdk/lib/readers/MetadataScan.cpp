@@ -3,8 +3,9 @@
 // A kernel's .json is about 1 KB of which gestell reads a dozen members.
 // llvm::json::parse builds the whole document (a string per key and value,
 // a map per object): about 80 instructions a byte, a tenth of `gestell
-// check` on a cache. One pass here checks the syntax and hands only the
-// members kernelMetadataFromJson reads to json::parse, each alone.
+// check` on a cache. One pass here checks the syntax and makes only the
+// members kernelMetadataFromJson reads: scalars and objects (`target`)
+// here, anything else (an array) by json::parse, each alone.
 //
 // The pass reads a subset of what json::parse reads and gives up on the
 // rest (a \u escape, a byte outside printable ASCII in a string, a number
@@ -19,6 +20,8 @@
 #include "readers/TextScan.h"
 
 #include "llvm/ADT/StringSwitch.h"
+
+#include <array>
 
 using namespace llvm;
 
@@ -72,6 +75,15 @@ private:
     return P != B;
   }
 
+  /// The bytes a run of plain string bytes ends at: the closing quote, an
+  /// escape, a control byte or one outside ASCII.
+  static constexpr std::array<bool, 256> StringStop = [] {
+    std::array<bool, 256> T{};
+    for (unsigned C = 0; C < 256; ++C)
+      T[C] = C == '"' || C == '\\' || C < 0x20 || C >= 0x80;
+    return T;
+  }();
+
   /// At '"': a string of printable ASCII with the one-letter escapes
   /// (none of which spells a letter: a member name written with one is
   /// not a member gestell reads); Raw is its text between the quotes.
@@ -79,20 +91,16 @@ private:
     ++P;
     const char *B = P;
     for (;;) {
+      while (P != E && !StringStop[uint8_t(*P)])
+        ++P;
       if (P == E)
         return false;
-      unsigned char C = *P;
-      if (C == '"')
+      if (*P == '"')
         break;
-      if (C < 0x20 || C >= 0x80)
+      if (*P != '\\' || P + 1 == E ||
+          !StringRef("\"\\/bfnrt").contains(P[1]))
         return false;
-      if (C == '\\') {
-        if (P + 1 == E || !StringRef("\"\\/bfnrt").contains(P[1]))
-          return false;
-        P += 2;
-        continue;
-      }
-      ++P;
+      P += 2;
     }
     Raw = StringRef(B, P - B);
     ++P;
@@ -172,9 +180,11 @@ private:
     return list(Depth, ']', [&] { return value(Depth); });
   }
 
-  /// At '{'. Into Out (the top level only) go the members it reads, each
-  /// parsed alone by json::parse.
-  bool object(unsigned Depth, json::Object *Out) {
+  /// At '{'. Into Out go the members gestell reads (every member, with
+  /// All: the object is the value of one it reads), each scalar made here,
+  /// each object read by this pass into its own json::Object, anything
+  /// else parsed alone by json::parse.
+  bool object(unsigned Depth, json::Object *Out, bool All = false) {
     if (P == E || *P != '{')
       return false;
     return list(Depth, '}', [&] {
@@ -188,8 +198,16 @@ private:
       const char *ValueAt = P;
       if (!value(Depth))
         return false;
-      if (Out && isReadMember(Key)) {
-        std::optional<json::Value> V = member(StringRef(ValueAt, P - ValueAt));
+      if (Out && (All || isReadMember(Key))) {
+        StringRef Text(ValueAt, P - ValueAt);
+        if (Text.front() == '{') {
+          json::Object Members;
+          if (!MemberScan(Text).object(Depth + 1, &Members, true))
+            return false;
+          (*Out)[Key] = std::move(Members);
+          return true;
+        }
+        std::optional<json::Value> V = member(Text);
         if (!V)
           return false;
         (*Out)[Key] = std::move(*V);
