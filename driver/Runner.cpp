@@ -404,8 +404,7 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
         std::optional<KernelView> Base;
         if (Job.Baseline)
           Base.emplace(*Job.Baseline, Analysis);
-        checkKernel(Job, *View, Base ? &*Base : nullptr, Analysis,
-                    Outcomes[I]);
+        checkKernel(Job, *View, Base ? &*Base : nullptr, Analysis, Outcomes[I]);
         // Each kernel's parsed stages go as soon as its checks are done,
         // but for what the next kernel of the group may share.
         Prev = std::move(View);

@@ -16,8 +16,8 @@ using namespace llvm;
 
 namespace gestell::driver {
 
-TtgirGroups groupBySameTtgir(ArrayRef<KernelJob> Jobs, size_t Begin,
-                             size_t End, ThreadPoolInterface &Pool) {
+TtgirGroups groupBySameTtgir(ArrayRef<KernelJob> Jobs, size_t Begin, size_t End,
+                             ThreadPoolInterface &Pool) {
   constexpr uint64_t None = ~uint64_t(0);
   // Each job's key: (size, 0) first; then, for a size that more than one
   // file has, (size, XXH3 of the text). None: a group of its own.
@@ -65,13 +65,19 @@ TtgirGroups groupBySameTtgir(ArrayRef<KernelJob> Jobs, size_t Begin,
     ++Count[It->second];
   }
   TtgirGroups Out;
-  Out.Starts.assign(Count.size() + 1, 0);
+  std::vector<size_t> First(Count.size() + 1, 0);
   for (size_t G = 0; G < Count.size(); ++G)
-    Out.Starts[G + 1] = Out.Starts[G] + Count[G];
+    First[G + 1] = First[G] + Count[G];
   Out.Order.resize(Key.size());
-  std::vector<size_t> Next(Out.Starts.begin(), Out.Starts.end() - 1);
+  std::vector<size_t> Next(First.begin(), First.end() - 1);
   for (size_t I = 0; I < Key.size(); ++I)
     Out.Order[Next[GroupOf[I]]++] = Begin + I;
+  // A group is one task: past MaxGroupSize kernels it is cut, so that
+  // thousands of kernels of one text still spread over every thread.
+  for (size_t G = 0; G < Count.size(); ++G)
+    for (size_t At = First[G]; At < First[G + 1]; At += MaxGroupSize)
+      Out.Starts.push_back(At);
+  Out.Starts.push_back(Key.size());
   return Out;
 }
 

@@ -21,12 +21,19 @@
 
 namespace gestell::driver {
 
+/// The most kernels of one group: a group runs on one thread, and each of
+/// its kernels but the first parses no TTGIR, so 16 keep a sixteenth of
+/// the parses and still spread a cache of one kernel's configs over
+/// every core.
+constexpr size_t MaxGroupSize = 16;
+
 /// Jobs[Begin, End) by the bytes of their kernel's .ttgir: Order lists the
 /// jobs group after group, each group in the order of its first job and
-/// its jobs in job order; group G is Order[Starts[G], Starts[G + 1]). Files
-/// are told apart by size, and those of one size by the XXH3 of their text
-/// (read on Pool's threads); a kernel of a trace, without a .ttgir, or
-/// whose file cannot be read is a group of its own.
+/// its jobs in job order; group G is Order[Starts[G], Starts[G + 1]), at
+/// most MaxGroupSize jobs (a larger set of one text is several groups).
+/// Files are told apart by size, and those of one size by the XXH3 of
+/// their text (read on Pool's threads); a kernel of a trace, without a
+/// .ttgir, or whose file cannot be read is a group of its own.
 struct TtgirGroups {
   std::vector<size_t> Order;
   std::vector<size_t> Starts;

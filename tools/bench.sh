@@ -359,6 +359,18 @@ n_copies=$(kernels_in "$tmp/copies")
 verb_rows sweep "$tmp/sweep" 1
 measure sweep.difft 1 "$gestell" diff @J "$tmp/sweep" "$tmp/sweep-touched"
 row sweep.difft "gestell diff A A' (A' = A, every .ptx and .ttir touched)"
+# One kernel of each distinct .ttgir text: check parses each text once
+# (the kernels of one text share it, driver/SameTtgir.h), so the sweep's
+# figure holds only its distinct texts' parses. This says what they cost.
+mkdir -p "$tmp/distinct"
+find "$tmp/sweep" -name '*.ttgir' -print0 | xargs -0 md5sum | sort -k2 |
+  awk '!seen[$1]++ { print $2 }' | while IFS= read -r f; do
+  cp -r "$(dirname "$f")" "$tmp/distinct/"
+done
+n_distinct=$(kernels_in "$tmp/distinct")
+measure distinct.check 1 "$gestell" check @J --format=sarif "$tmp/distinct"
+echo "sweep: $n_distinct distinct .ttgir texts of $n_sweep kernels; check --format=sarif on one kernel of each:" \
+  "$(minstr "${INSN[distinct.check]:-}") Minstr, $(mib "${RSS[distinct.check]}") MiB"
 echo "sweep: files check opens: $(describe_files sweep.check)"
 echo "       files stats opens: $(describe_files sweep.stats)"
 echo "       files diff opens:  $(describe_files sweep.diff)"

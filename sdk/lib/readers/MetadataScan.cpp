@@ -97,8 +97,7 @@ private:
         return false;
       if (*P == '"')
         break;
-      if (*P != '\\' || P + 1 == E ||
-          !StringRef("\"\\/bfnrt").contains(P[1]))
+      if (*P != '\\' || P + 1 == E || !StringRef("\"\\/bfnrt").contains(P[1]))
         return false;
       P += 2;
     }
