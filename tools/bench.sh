@@ -369,8 +369,10 @@ find "$tmp/sweep" -name '*.ttgir' -print0 | xargs -0 md5sum | sort -k2 |
 done
 n_distinct=$(kernels_in "$tmp/distinct")
 measure distinct.check 1 "$gestell" check @J --format=sarif "$tmp/distinct"
+measure distinct.grep 1 "${GREP_ALL[@]}" "$tmp/distinct"
 echo "sweep: $n_distinct distinct .ttgir texts of $n_sweep kernels; check --format=sarif on one kernel of each:" \
-  "$(minstr "${INSN[distinct.check]:-}") Minstr, $(mib "${RSS[distinct.check]}") MiB"
+  "$(minstr "${INSN[distinct.check]:-}") Minstr, $(ratio "${INSN[distinct.check]:-}" "${INSN[distinct.grep]:-}")x" \
+  "grep -rcE over those kernels' files ($(minstr "${INSN[distinct.grep]:-}") Minstr)"
 echo "sweep: files check opens: $(describe_files sweep.check)"
 echo "       files stats opens: $(describe_files sweep.stats)"
 echo "       files diff opens:  $(describe_files sweep.diff)"
