@@ -392,7 +392,7 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
   forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
     // Kernels whose .ttgir holds the same bytes run one after the other,
     // each offered the previous one's parse (SameTtgir.h).
-    TtgirGroups Groups = groupBySameTtgir(Jobs, Begin, End, Pool);
+    TtgirGroups Groups = groupBySameTtgir(Kernels, Begin, End, Pool);
     forEachIndex(Pool, 0, Groups.size(), [&](size_t G) {
       std::unique_ptr<KernelView> Prev;
       for (size_t I : Groups.group(G)) {

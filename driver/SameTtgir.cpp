@@ -16,15 +16,15 @@ using namespace llvm;
 
 namespace gestell::driver {
 
-TtgirGroups groupBySameTtgir(ArrayRef<KernelJob> Jobs, size_t Begin, size_t End,
-                             ThreadPoolInterface &Pool) {
+TtgirGroups groupBySameTtgir(ArrayRef<const Kernel *> Kernels, size_t Begin,
+                             size_t End, ThreadPoolInterface &Pool) {
   constexpr uint64_t None = ~uint64_t(0);
   // Each job's key: (size, 0) first; then, for a size that more than one
   // file has, (size, XXH3 of the text). None: a group of its own.
   std::vector<std::pair<uint64_t, uint64_t>> Key(End - Begin, {None, 0});
   DenseMap<uint64_t, unsigned> SizeCount;
   for (size_t I = Begin; I < End; ++I) {
-    const Kernel &K = *Jobs[I].K;
+    const Kernel &K = *Kernels[I];
     uint64_t Size;
     if (K.Trace || !K.has(Stage::TTGIR) ||
         sys::fs::file_size(K.path(Stage::TTGIR), Size) || Size == None)
@@ -39,7 +39,7 @@ TtgirGroups groupBySameTtgir(ArrayRef<KernelJob> Jobs, size_t Begin, size_t End,
   forEachIndex(Pool, 0, Hashed.size(), [&](size_t H) {
     auto &[Size, Hash] = Key[Hashed[H]];
     Expected<std::unique_ptr<MemoryBuffer>> Buf = openArtifact(
-        Jobs[Begin + Hashed[H]].K->path(Stage::TTGIR), Content::Text);
+        Kernels[Begin + Hashed[H]]->path(Stage::TTGIR), Content::Text);
     if (!Buf) {
       consumeError(Buf.takeError()); // the kernel's own read reports it
       Size = None;

@@ -2,16 +2,16 @@
 //
 // An autotuned Triton cache compiles one kernel in many configs, and configs
 // that reach the IR alike (num_stages where the loop is not pipelined) leave
-// byte-identical .ttgir files (and mostly PTX and cubins too). check runs
-// each such group one kernel after the other, each offered the previous
-// one's parses (KernelView::offerParses): the TTGIR is parsed and its
-// conversions analysed once per distinct text.
+// byte-identical .ttgir files (and mostly PTX and cubins too). check and
+// stats run each such group one kernel after the other, each offered the
+// previous one's parses (KernelView::offerParses): the TTGIR is parsed and
+// its conversions analysed once per distinct text.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GESTELL_DRIVER_SAMETTGIR_H
 #define GESTELL_DRIVER_SAMETTGIR_H
 
-#include "Runner.h"
+#include "gestell/Bundle.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/ThreadPool.h"
@@ -27,10 +27,10 @@ namespace gestell::driver {
 /// every core.
 constexpr size_t MaxGroupSize = 16;
 
-/// Jobs[Begin, End) by the bytes of their kernel's .ttgir: Order lists the
-/// jobs group after group, each group in the order of its first job and
-/// its jobs in job order; group G is Order[Starts[G], Starts[G + 1]), at
-/// most MaxGroupSize jobs (a larger set of one text is several groups).
+/// Kernels[Begin, End) by the bytes of their .ttgir: Order lists their
+/// indices group after group, each group in the order of its first kernel
+/// and its kernels in order; group G is Order[Starts[G], Starts[G + 1]), at
+/// most MaxGroupSize kernels (a larger set of one text is several groups).
 /// Files are told apart by size, and those of one size by the XXH3 of
 /// their text (read on Pool's threads); a kernel of a trace, without a
 /// .ttgir, or whose file cannot be read is a group of its own.
@@ -42,8 +42,9 @@ struct TtgirGroups {
     return llvm::ArrayRef(Order).slice(Starts[G], Starts[G + 1] - Starts[G]);
   }
 };
-TtgirGroups groupBySameTtgir(llvm::ArrayRef<KernelJob> Jobs, size_t Begin,
-                             size_t End, llvm::ThreadPoolInterface &Pool);
+TtgirGroups groupBySameTtgir(llvm::ArrayRef<const Kernel *> Kernels,
+                             size_t Begin, size_t End,
+                             llvm::ThreadPoolInterface &Pool);
 
 } // namespace gestell::driver
 

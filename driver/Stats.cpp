@@ -17,6 +17,7 @@
 #include "CommonOptions.h"
 #include "Config.h"
 #include "Report.h"
+#include "SameTtgir.h"
 #include "Verb.h"
 
 #include "gestell/KernelView.h"
@@ -78,10 +79,9 @@ cl::opt<unsigned> OpcodesOpt("opcodes",
                              cl::sub(statsCommand()),
                              cl::cat(outputCategory()));
 
-/// Reads what stats needs of one kernel, then lets the parses go.
-KernelStats collect(const Kernel &K, const AnalysisOptions &Opts,
-                    const FamilyTable &Families) {
-  KernelView V(K, Opts);
+/// Reads what stats needs of the kernel of V.
+KernelStats collect(KernelView &V, const FamilyTable &Families) {
+  const Kernel &K = V.kernel();
   KernelStats S;
   MetricStages Stages;
   Stages.Ptx = wanted(Want::Ptx);
@@ -115,7 +115,7 @@ bool writeStats(raw_ostream &OS, Discovery &D, const AnalysisOptions &Opts) {
           : makeTextStatsWriter(OS, StatsOutputOptions{OpcodesOpt});
   W->begin(Families);
 
-  // One task per kernel; results are written in order as they complete.
+  // Results are written in kernel order as they complete.
   // Kernels of TritonParse traces go a window at a time, the window's
   // events held in memory (gestell/Trace.h); without traces, one window.
   const size_t N = D.Kernels.size();
@@ -127,15 +127,30 @@ bool writeStats(raw_ostream &OS, Discovery &D, const AnalysisOptions &Opts) {
   // Why kernels have no SASS -> which kernels, said once at the end.
   std::map<std::string, std::vector<std::string>> NoSass;
   forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
+    // Kernels whose .ttgir holds the same bytes are one task, each offered
+    // the previous one's parses (SameTtgir.h); a kernel's parses go once
+    // the next one is read.
+    TtgirGroups Groups = groupBySameTtgir(Kernels, Begin, End, Pool);
+    std::vector<size_t> GroupOf(End - Begin);
     std::vector<std::shared_future<void>> Done;
-    Done.reserve(End - Begin);
-    for (size_t I = Begin; I < End; ++I)
-      Done.push_back(Pool.async([&, I] {
-        loadKernelMetadata(D.Kernels[I]);
-        Results[I] = collect(D.Kernels[I], Opts, Families);
+    Done.reserve(Groups.size());
+    for (size_t G = 0; G < Groups.size(); ++G) {
+      for (size_t I : Groups.group(G))
+        GroupOf[I - Begin] = G;
+      Done.push_back(Pool.async([&, G] {
+        std::unique_ptr<KernelView> Prev;
+        for (size_t I : Groups.group(G)) {
+          loadKernelMetadata(D.Kernels[I]);
+          auto V = std::make_unique<KernelView>(D.Kernels[I], Opts);
+          if (Prev)
+            V->offerParses(*Prev);
+          Results[I] = collect(*V, Families);
+          Prev = std::move(V);
+        }
       }));
+    }
     for (size_t I = Begin; I < End; ++I) {
-      Done[I - Begin].wait();
+      Done[GroupOf[I - Begin]].wait();
       KernelStats &S = *Results[I];
       W->add(S);
       for (const std::string &P : S.Problems)

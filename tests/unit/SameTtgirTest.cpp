@@ -76,7 +76,7 @@ protected:
 TEST_F(SameTtgir, GroupsHoldOnlyTheSameBytesInJobOrder) {
   std::string SameSize = otherPythonFile(Text); // same size, other bytes
   std::string Longer = Text + "\n";
-  std::vector<KernelJob> Jobs;
+  std::vector<const Kernel *> Ks;
   for (auto [Name, Body] :
        std::initializer_list<std::pair<const char *, const std::string *>>{
            {"a", &Text},
@@ -85,9 +85,9 @@ TEST_F(SameTtgir, GroupsHoldOnlyTheSameBytesInJobOrder) {
            {"d", nullptr},
            {"e", &Text},
            {"f", &SameSize}})
-    Jobs.push_back({&kernel(Name, Body)});
+    Ks.push_back(&kernel(Name, Body));
   DefaultThreadPool Pool(hardware_concurrency(2));
-  TtgirGroups G = groupBySameTtgir(Jobs, 0, Jobs.size(), Pool);
+  TtgirGroups G = groupBySameTtgir(Ks, 0, Ks.size(), Pool);
   std::vector<std::vector<size_t>> Got;
   for (size_t I = 0; I < G.size(); ++I)
     Got.push_back(G.group(I).vec());
@@ -96,11 +96,11 @@ TEST_F(SameTtgir, GroupsHoldOnlyTheSameBytesInJobOrder) {
 }
 
 TEST_F(SameTtgir, ALargeGroupIsCut) {
-  std::vector<KernelJob> Jobs;
+  std::vector<const Kernel *> Ks;
   for (unsigned I = 0; I < 2 * MaxGroupSize + 1; ++I)
-    Jobs.push_back({&kernel("k" + std::to_string(I), &Text)});
+    Ks.push_back(&kernel("k" + std::to_string(I), &Text));
   DefaultThreadPool Pool(hardware_concurrency(2));
-  TtgirGroups G = groupBySameTtgir(Jobs, 0, Jobs.size(), Pool);
+  TtgirGroups G = groupBySameTtgir(Ks, 0, Ks.size(), Pool);
   ASSERT_EQ(G.size(), 3u);
   EXPECT_EQ(G.group(0).size(), MaxGroupSize);
   EXPECT_EQ(G.group(1).size(), MaxGroupSize);
