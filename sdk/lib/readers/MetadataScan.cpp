@@ -194,19 +194,19 @@ private:
       if (!eat(':'))
         return false;
       space();
+      bool Read = Out && (All || isReadMember(Key));
+      if (Read && P != E && *P == '{') {
+        json::Object Members;
+        if (!object(Depth + 1, &Members, true))
+          return false;
+        (*Out)[Key] = std::move(Members);
+        return true;
+      }
       const char *ValueAt = P;
       if (!value(Depth))
         return false;
-      if (Out && (All || isReadMember(Key))) {
-        StringRef Text(ValueAt, P - ValueAt);
-        if (Text.front() == '{') {
-          json::Object Members;
-          if (!MemberScan(Text).object(Depth + 1, &Members, true))
-            return false;
-          (*Out)[Key] = std::move(Members);
-          return true;
-        }
-        std::optional<json::Value> V = member(Text);
+      if (Read) {
+        std::optional<json::Value> V = member(StringRef(ValueAt, P - ValueAt));
         if (!V)
           return false;
         (*Out)[Key] = std::move(*V);
