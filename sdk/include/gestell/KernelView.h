@@ -253,9 +253,10 @@ private:
   /// offerParses's view, or null.
   const KernelView *Donor = nullptr;
   /// Takes the parse of stage S (this view's slot Mine, the donor's slot
-  /// Theirs) when the donor holds one and SameBytes() says the files match.
+  /// Theirs) when the donor holds one and SameBytes() says the files match;
+  /// true when it did (the caller then takes what is derived from it).
   template <typename T>
-  void takeFromDonor(Slot<T> &Mine, Slot<T> KernelView::*Theirs, Stage S,
+  bool takeFromDonor(Slot<T> &Mine, Slot<T> KernelView::*Theirs, Stage S,
                      llvm::function_ref<bool()> SameBytes);
 };
 

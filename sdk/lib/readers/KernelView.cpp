@@ -100,14 +100,11 @@ Error KernelView::missing(Stage S, const Twine &Reason) const {
 }
 
 Expected<const PtxModule &> KernelView::ptx() {
-  takeFromDonor(Ptx, &KernelView::Ptx, Stage::PTX, [&] {
-    return sameArtifactBytes(Donor->K.path(Stage::PTX), K.path(Stage::PTX));
-  });
-  if (Ptx.Value && Donor && Ptx.Value == Donor->Ptx.Value) {
-    if (!PtxFamilies)
-      PtxFamilies = Donor->PtxFamilies;
-    if (!PtxCounts)
-      PtxCounts = Donor->PtxCounts;
+  if (takeFromDonor(Ptx, &KernelView::Ptx, Stage::PTX, [&] {
+        return sameArtifactBytes(Donor->K.path(Stage::PTX), K.path(Stage::PTX));
+      })) {
+    PtxFamilies = Donor->PtxFamilies;
+    PtxCounts = Donor->PtxCounts;
   }
   return load(Ptx, [&]() -> Expected<std::unique_ptr<PtxModule>> {
     if (!K.has(Stage::PTX))
@@ -211,16 +208,15 @@ Expected<const CubinInfo &> KernelView::cubin() {
 }
 
 Expected<const TtgirModule &> KernelView::ttgir() {
-  takeFromDonor(Ttgir, &KernelView::Ttgir, Stage::TTGIR, [&] {
-    Expected<std::unique_ptr<MemoryBuffer>> Mine =
-        openArtifact(K.path(Stage::TTGIR), Content::Text);
-    if (!Mine) {
-      consumeError(Mine.takeError()); // the parse reports it
-      return false;
-    }
-    return (*Mine)->getBuffer() == Donor->Ttgir.Value->text();
-  });
-  if (Ttgir.Value && Donor && !Conversions && Ttgir.Value == Donor->Ttgir.Value)
+  if (takeFromDonor(Ttgir, &KernelView::Ttgir, Stage::TTGIR, [&] {
+        Expected<std::unique_ptr<MemoryBuffer>> Mine =
+            openArtifact(K.path(Stage::TTGIR), Content::Text);
+        if (!Mine) {
+          consumeError(Mine.takeError()); // the parse reports it
+          return false;
+        }
+        return (*Mine)->getBuffer() == Donor->Ttgir.Value->text();
+      }))
     Conversions = Donor->Conversions;
   return load(Ttgir, [&]() -> Expected<std::unique_ptr<TtgirModule>> {
     if (!K.has(Stage::TTGIR))
@@ -350,20 +346,21 @@ void KernelView::borrowParsed(const KernelView &Twin) {
 void KernelView::offerParses(const KernelView &D) { Donor = &D; }
 
 template <typename T>
-void KernelView::takeFromDonor(Slot<T> &Mine, Slot<T> KernelView::*Theirs,
+bool KernelView::takeFromDonor(Slot<T> &Mine, Slot<T> KernelView::*Theirs,
                                Stage S, function_ref<bool()> SameBytes) {
   if (!Donor || Mine.Value || Mine.Failure || !K.has(S) ||
       !(Donor->*Theirs).Value)
-    return;
+    return false;
   // The kernel whose file the parse names: the donor, or the kernel the
   // donor borrowed it from in turn. One kernel lends to a view.
   const Kernel *Owner =
       Donor->Borrowed >> unsigned(S) & 1 ? Donor->Lender : &Donor->K;
   if ((Lender && Lender != Owner) || !SameBytes())
-    return;
+    return false;
   Mine.Value = (Donor->*Theirs).Value;
   Lender = Owner;
   Borrowed |= 1u << unsigned(S);
+  return true;
 }
 
 std::string KernelView::ownPaths(StringRef Text) const {
