@@ -391,25 +391,21 @@ void runChecks(ArrayRef<KernelJob> Jobs, unsigned Threads,
   // held in memory (gestell/Trace.h); without traces, one window.
   forEachTraceWindow(Kernels, [&](size_t Begin, size_t End) {
     // Kernels whose .ttgir holds the same bytes run one after the other,
-    // each offered the previous one's parse (SameTtgir.h).
+    // each offered the previous one's parses (SameTtgir.h); each kernel's
+    // go once the next kernel's checks are done.
     TtgirGroups Groups = groupBySameTtgir(Kernels, Begin, End, Pool);
     forEachIndex(Pool, 0, Groups.size(), [&](size_t G) {
-      std::unique_ptr<KernelView> Prev;
-      for (size_t I : Groups.group(G)) {
-        const KernelJob &Job = Jobs[I];
-        loadKernelMetadata(*Job.K);
-        auto View = std::make_unique<KernelView>(*Job.K, Analysis);
-        if (Prev)
-          View->offerParses(*Prev);
-        std::optional<KernelView> Base;
-        if (Job.Baseline)
-          Base.emplace(*Job.Baseline, Analysis);
-        checkKernel(Job, *View, Base ? &*Base : nullptr, Analysis, Outcomes[I]);
-        // Each kernel's parsed stages go as soon as its checks are done,
-        // but for what the next kernel of the group may share.
-        Prev = std::move(View);
-        P.done();
-      }
+      viewGroup(Groups.group(G), Kernels, Analysis,
+                [&](size_t I, KernelView &View) {
+                  const KernelJob &Job = Jobs[I];
+                  loadKernelMetadata(*Job.K);
+                  std::optional<KernelView> Base;
+                  if (Job.Baseline)
+                    Base.emplace(*Job.Baseline, Analysis);
+                  checkKernel(Job, View, Base ? &*Base : nullptr, Analysis,
+                              Outcomes[I]);
+                  P.done();
+                });
     });
   });
   gatherOutcomes(Jobs, std::move(Outcomes), R);

@@ -81,4 +81,17 @@ TtgirGroups groupBySameTtgir(ArrayRef<const Kernel *> Kernels, size_t Begin,
   return Out;
 }
 
+void viewGroup(ArrayRef<size_t> Group, ArrayRef<const Kernel *> Kernels,
+               const AnalysisOptions &Opts,
+               function_ref<void(size_t, KernelView &)> Fn) {
+  std::unique_ptr<KernelView> Prev;
+  for (size_t I : Group) {
+    auto View = std::make_unique<KernelView>(*Kernels[I], Opts);
+    if (Prev)
+      View->offerParses(*Prev);
+    Fn(I, *View);
+    Prev = std::move(View); // the next kernel's donor; its own goes
+  }
+}
+
 } // namespace gestell::driver

@@ -12,8 +12,10 @@
 #define GESTELL_DRIVER_SAMETTGIR_H
 
 #include "gestell/Bundle.h"
+#include "gestell/KernelView.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/ThreadPool.h"
 
 #include <cstddef>
@@ -42,6 +44,15 @@ struct TtgirGroups {
     return llvm::ArrayRef(Order).slice(Starts[G], Starts[G + 1] - Starts[G]);
   }
 };
+/// Calls Fn(I, View) for each kernel I of Group in order, each on a new
+/// view of it offered the previous kernel's view (KernelView::offerParses).
+/// A view goes once the next kernel's Fn has returned: Fn keeps nothing of
+/// it.
+void viewGroup(llvm::ArrayRef<size_t> Group,
+               llvm::ArrayRef<const Kernel *> Kernels,
+               const AnalysisOptions &Opts,
+               llvm::function_ref<void(size_t, KernelView &)> Fn);
+
 TtgirGroups groupBySameTtgir(llvm::ArrayRef<const Kernel *> Kernels,
                              size_t Begin, size_t End,
                              llvm::ThreadPoolInterface &Pool);

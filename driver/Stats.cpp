@@ -138,15 +138,10 @@ bool writeStats(raw_ostream &OS, Discovery &D, const AnalysisOptions &Opts) {
       for (size_t I : Groups.group(G))
         GroupOf[I - Begin] = G;
       Done.push_back(Pool.async([&, G] {
-        std::unique_ptr<KernelView> Prev;
-        for (size_t I : Groups.group(G)) {
+        viewGroup(Groups.group(G), Kernels, Opts, [&](size_t I, KernelView &V) {
           loadKernelMetadata(D.Kernels[I]);
-          auto V = std::make_unique<KernelView>(D.Kernels[I], Opts);
-          if (Prev)
-            V->offerParses(*Prev);
-          Results[I] = collect(*V, Families);
-          Prev = std::move(V);
-        }
+          Results[I] = collect(V, Families);
+        });
       }));
     }
     for (size_t I = Begin; I < End; ++I) {
